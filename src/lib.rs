@@ -1,0 +1,13 @@
+//! # implicit-contact
+//!
+//! Geometrically implicit time-stepping for rigid and quasi-rigid bodies in intermittent contact
+//! (Chakraborty, Berard, Akella & Trinkle). Every time step is one mixed complementarity problem
+//! solved by a Newton path-search solver of the PATH family.
+//!
+//! Modules:
+//! * [`mcp`]: physics-free complementarity solvers (path search, Fischer–Burmeister Newton,
+//!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
+
+#![warn(missing_docs)]
+
+pub mod mcp;

@@ -1,0 +1,5 @@
+//! The `implicit-contact` command line.
+
+fn main() {
+    println!("implicit-contact: solver skeleton");
+}

@@ -1,0 +1,1 @@
+//! Dense linear algebra on column-major slices, allocation-free.

@@ -1,0 +1,178 @@
+//! Complementarity solvers, physics-free.
+//!
+//! A mixed complementarity problem (MCP) asks for `z ∈ [l, u]` with `F(z)` "perpendicular" to the
+//! box at `z` (see [`McpProblem`]). Every time step of the simulator is one MCP; this module knows
+//! nothing of the physics.
+//!
+//! * [`PathSolver`]: Newton's method with a path search on the normal map, the design of PATH
+//!   (Ralph 1994; Dirkse & Ferris 1995): projected-Newton crash, a Lemke-type pivotal method for
+//!   each linearisation that traces the piecewise-linear Newton path, a non-monotone watchdog
+//!   path search, proximal perturbation and restarts.
+//! * [`FbNewtonSolver`]: semismooth Newton on the Fischer–Burmeister reformulation with an Armijo
+//!   line search and gradient steps where Newton fails.
+//! * [`LmSolver`]: Levenberg–Marquardt (the `levenberg-marquardt` crate) on the same residual.
+//! * [`lemke`]: Lemke's method for LCPs and linear MCPs, sharing the pivoting engine with the
+//!   path search.
+//!
+//! [`solve`] (or a reusable [`McpSolver`]) tries the solvers in the order of
+//! [`SolveSettings::order`] and says in its [`SolveReport`] which one produced the answer.
+
+mod dense;
+mod fb;
+pub mod lemke;
+mod lm;
+mod path;
+mod pivot;
+mod problem;
+mod report;
+mod settings;
+
+pub use fb::FbNewtonSolver;
+pub use lm::LmSolver;
+pub use path::PathSolver;
+pub use problem::{
+    ClosureMcp, DenseJacobian, LinearMcp, McpProblem, ProblemError, finite_difference_jacobian,
+    jacobian_check, natural_residual, validate_bounds,
+};
+pub use report::{Attempt, MAX_ATTEMPTS, SolveReport, SolverKind, Status};
+pub use settings::{FbSettings, LmSettings, PathSettings, SettingsError, SolveSettings};
+
+use std::time::Instant;
+
+/// Checks the bounds and the starting point before any solver runs: `None` if they are usable.
+/// A NaN in `z` or in the bounds, or `l > u`, is [`Status::NonFiniteInput`]; an infinite `z_i`
+/// is too. Infinite bounds are allowed.
+pub(crate) fn check_input<P: McpProblem + ?Sized>(problem: &P, z: &[f64]) -> Option<Status> {
+    let n = problem.dim();
+    let (l, u) = (problem.lower_bounds(), problem.upper_bounds());
+    if z.len() != n || l.len() != n || u.len() != n || validate_bounds(l, u).is_err() {
+        return Some(Status::NonFiniteInput);
+    }
+    if z.iter().any(|v| !v.is_finite()) {
+        return Some(Status::NonFiniteInput);
+    }
+    None
+}
+
+/// Projects `z` onto the box `[l, u]` in place.
+pub(crate) fn project(z: &mut [f64], lower: &[f64], upper: &[f64]) {
+    for i in 0..z.len() {
+        z[i] = z[i].max(lower[i]).min(upper[i]);
+    }
+}
+
+/// A reusable solver: the workspaces of every algorithm, kept between solves so that a time
+/// stepper calling it every step allocates nothing after the first step.
+#[derive(Debug, Default)]
+pub struct McpSolver {
+    /// Settings used by [`McpSolver::solve`].
+    pub settings: SolveSettings,
+    path: PathSolver,
+    fb: FbNewtonSolver,
+    lm: LmSolver,
+}
+
+impl McpSolver {
+    /// A solver with validated settings.
+    pub fn new(settings: SolveSettings) -> Result<Self, SettingsError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            ..Self::default()
+        })
+    }
+
+    /// Solves `problem` from the starting point `z`, leaving the answer in `z`.
+    ///
+    /// Solvers are tried in the order of the settings; each later one starts from the original
+    /// `z`. If none converges, `z` holds the attempt with the smallest residual and the report
+    /// says so.
+    pub fn solve<P: McpProblem + ?Sized>(&mut self, problem: &mut P, z: &mut [f64]) -> SolveReport {
+        let start = Instant::now();
+        let tol = self.settings.tolerance;
+        let first = self
+            .settings
+            .order
+            .first()
+            .copied()
+            .unwrap_or(SolverKind::PathSearch);
+        let mut total = SolveReport::new(first);
+        if let Some(status) = check_input(problem, z) {
+            total.status = status;
+            total.wall_time = start.elapsed();
+            return total;
+        }
+        let z0 = z.to_vec();
+        let mut best: Option<(f64, Vec<f64>, SolveReport)> = None;
+        let mut tried = [false; 4];
+        for k in 0..self.settings.order.len() {
+            let kind = self.settings.order[k];
+            let slot = kind as usize;
+            if kind == SolverKind::Lemke || tried[slot] {
+                continue;
+            }
+            tried[slot] = true;
+            if k > 0 {
+                z.copy_from_slice(&z0);
+            }
+            let report = match kind {
+                SolverKind::PathSearch => self.path.solve(problem, z, tol, &self.settings.path),
+                SolverKind::FischerBurmeister => {
+                    self.fb
+                        .solve(problem, z, tol, &self.settings.fischer_burmeister)
+                }
+                SolverKind::LevenbergMarquardt => {
+                    self.lm
+                        .solve(problem, z, tol, &self.settings.levenberg_marquardt)
+                }
+                SolverKind::Lemke => unreachable!(),
+            };
+            total.accumulate(&report);
+            total.push_attempt(Attempt {
+                solver: kind,
+                status: report.status,
+                residual: report.residual,
+            });
+            if report.converged() {
+                total.status = Status::Converged;
+                total.solver = kind;
+                total.residual = report.residual;
+                total.wall_time = start.elapsed();
+                return total;
+            }
+            let r = if report.residual.is_nan() {
+                f64::INFINITY
+            } else {
+                report.residual
+            };
+            if best.as_ref().is_none_or(|(rb, _, _)| r < *rb) {
+                best = Some((r, z.to_vec(), report));
+            }
+        }
+        if let Some((_, zb, report)) = best {
+            z.copy_from_slice(&zb);
+            total.status = report.status;
+            total.solver = report.solver;
+            total.residual = report.residual;
+        }
+        total.wall_time = start.elapsed();
+        total
+    }
+}
+
+/// Solves `problem` from `z` with `settings` (see [`McpSolver::solve`]). Invalid settings give
+/// [`Status::NonFiniteInput`]; validate them first with [`SolveSettings::validate`] to learn why.
+pub fn solve<P: McpProblem + ?Sized>(
+    problem: &mut P,
+    z: &mut [f64],
+    settings: &SolveSettings,
+) -> SolveReport {
+    match McpSolver::new(settings.clone()) {
+        Ok(mut solver) => solver.solve(problem, z),
+        Err(_) => {
+            let mut r = SolveReport::new(SolverKind::PathSearch);
+            r.status = Status::NonFiniteInput;
+            r
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Complementary pivoting engine.

@@ -1,0 +1,264 @@
+//! Solver settings: one struct per solver, a doc line and a default per field, validated once.
+
+use super::report::SolverKind;
+use serde::{Deserialize, Serialize};
+
+/// Error for settings outside their valid range; names the field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid solver setting `{field}`: {reason}")]
+pub struct SettingsError {
+    /// The offending field, as `solver.field`.
+    pub field: &'static str,
+    /// Why it is invalid.
+    pub reason: String,
+}
+
+fn check(ok: bool, field: &'static str, reason: &str) -> Result<(), SettingsError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(SettingsError {
+            field,
+            reason: reason.to_string(),
+        })
+    }
+}
+
+/// Settings of the path-search solver (PATH class: Dirkse & Ferris 1995, Ralph 1994).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PathSettings {
+    /// Major (Newton) iterations allowed, crash iterations included.
+    pub major_iteration_limit: usize,
+    /// Projected-Newton crash iterations allowed before the path search starts (0: no crash).
+    pub crash_iteration_limit: usize,
+    /// The crash stops once an iteration changes the active set of at most this many variables.
+    pub crash_nbchange_limit: usize,
+    /// Pivots allowed in one linearised problem.
+    pub pivot_limit: usize,
+    /// Number of reference merit values the non-monotone rule remembers.
+    pub nms_memory: usize,
+    /// Non-monotone steps allowed without a new best point before the watchdog returns to the
+    /// checkpoint and searches monotonically from it.
+    pub watchdog_steps: usize,
+    /// Sufficient-decrease constant σ: accept `x(t)` if `‖F_B(x(t))‖ ≤ (1 − σ t) R`.
+    pub sufficient_decrease: f64,
+    /// Backtracking factor along the path.
+    pub backtrack: f64,
+    /// Smallest path parameter tried before the search is declared failed.
+    pub min_step: f64,
+    /// Initial proximal perturbation ε (times the residual, capped at `proximal_max`) added to
+    /// the Jacobian's diagonal when the linear problem is singular or ends on a ray.
+    pub proximal_initial: f64,
+    /// Largest proximal perturbation.
+    pub proximal_max: f64,
+    /// Restarts with changed settings when the solve stalls.
+    pub restart_limit: usize,
+}
+
+impl Default for PathSettings {
+    fn default() -> Self {
+        Self {
+            major_iteration_limit: 500,
+            crash_iteration_limit: 50,
+            crash_nbchange_limit: 0,
+            pivot_limit: 10_000,
+            nms_memory: 10,
+            watchdog_steps: 5,
+            sufficient_decrease: 0.01,
+            backtrack: 0.5,
+            min_step: 1e-12,
+            proximal_initial: 1e-2,
+            proximal_max: 1e4,
+            restart_limit: 3,
+        }
+    }
+}
+
+impl PathSettings {
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        check(
+            self.major_iteration_limit > 0,
+            "path.major_iteration_limit",
+            "must be positive",
+        )?;
+        check(self.pivot_limit > 0, "path.pivot_limit", "must be positive")?;
+        check(self.nms_memory > 0, "path.nms_memory", "must be positive")?;
+        check(
+            self.sufficient_decrease > 0.0 && self.sufficient_decrease < 1.0,
+            "path.sufficient_decrease",
+            "must lie in (0, 1)",
+        )?;
+        check(
+            self.backtrack > 0.0 && self.backtrack < 1.0,
+            "path.backtrack",
+            "must lie in (0, 1)",
+        )?;
+        check(
+            self.min_step > 0.0 && self.min_step < 1.0,
+            "path.min_step",
+            "must lie in (0, 1)",
+        )?;
+        check(
+            self.proximal_initial > 0.0 && self.proximal_initial <= self.proximal_max,
+            "path.proximal_initial",
+            "must be positive and at most proximal_max",
+        )?;
+        Ok(())
+    }
+}
+
+/// Settings of the semismooth Newton method on the Fischer–Burmeister reformulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FbSettings {
+    /// Newton iterations allowed.
+    pub iteration_limit: usize,
+    /// Armijo constant for the sufficient decrease of `Ψ = ½‖Φ‖²`.
+    pub armijo: f64,
+    /// Backtracking factor of the line search.
+    pub backtrack: f64,
+    /// Smallest step length tried.
+    pub min_step: f64,
+    /// The Newton direction `d` is rejected for the gradient step unless
+    /// `∇Ψ·d ≤ −descent_rho ‖d‖^descent_power`.
+    pub descent_rho: f64,
+    /// Exponent `p` of the descent test above (p > 2).
+    pub descent_power: f64,
+}
+
+impl Default for FbSettings {
+    fn default() -> Self {
+        Self {
+            iteration_limit: 500,
+            armijo: 1e-4,
+            backtrack: 0.5,
+            min_step: 1e-14,
+            descent_rho: 1e-10,
+            descent_power: 2.1,
+        }
+    }
+}
+
+impl FbSettings {
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        check(
+            self.iteration_limit > 0,
+            "fischer_burmeister.iteration_limit",
+            "must be positive",
+        )?;
+        check(
+            self.armijo > 0.0 && self.armijo < 0.5,
+            "fischer_burmeister.armijo",
+            "must lie in (0, 0.5)",
+        )?;
+        check(
+            self.backtrack > 0.0 && self.backtrack < 1.0,
+            "fischer_burmeister.backtrack",
+            "must lie in (0, 1)",
+        )?;
+        check(
+            self.descent_power > 2.0,
+            "fischer_burmeister.descent_power",
+            "must exceed 2",
+        )?;
+        Ok(())
+    }
+}
+
+/// Settings of the Levenberg–Marquardt fallback (the `levenberg-marquardt` crate) on the
+/// Fischer–Burmeister residual.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LmSettings {
+    /// Evaluations allowed, as a multiple of `n + 1` (MINPACK's `patience`).
+    pub patience: usize,
+}
+
+impl Default for LmSettings {
+    fn default() -> Self {
+        Self { patience: 200 }
+    }
+}
+
+impl LmSettings {
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        check(
+            self.patience > 0,
+            "levenberg_marquardt.patience",
+            "must be positive",
+        )
+    }
+}
+
+/// Settings of the [`solve`](super::solve) entry point: tolerance, per-solver settings and the
+/// order in which solvers are tried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SolveSettings {
+    /// Convergence tolerance on the natural residual `‖z − mid(l, u, z − F(z))‖∞`.
+    pub tolerance: f64,
+    /// Solvers tried in order until one converges (duplicates and `Lemke` are ignored).
+    pub order: Vec<SolverKind>,
+    /// Path-search settings.
+    pub path: PathSettings,
+    /// Fischer–Burmeister Newton settings.
+    pub fischer_burmeister: FbSettings,
+    /// Levenberg–Marquardt settings.
+    pub levenberg_marquardt: LmSettings,
+}
+
+impl Default for SolveSettings {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-10,
+            order: vec![
+                SolverKind::PathSearch,
+                SolverKind::FischerBurmeister,
+                SolverKind::LevenbergMarquardt,
+            ],
+            path: PathSettings::default(),
+            fischer_burmeister: FbSettings::default(),
+            levenberg_marquardt: LmSettings::default(),
+        }
+    }
+}
+
+impl SolveSettings {
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        check(
+            self.tolerance > 0.0 && self.tolerance.is_finite(),
+            "tolerance",
+            "must be positive and finite",
+        )?;
+        check(
+            !self.order.is_empty(),
+            "order",
+            "must name at least one solver",
+        )?;
+        self.path.validate()?;
+        self.fischer_burmeister.validate()?;
+        self.levenberg_marquardt.validate()
+    }
+
+    /// The same settings with another tolerance; fails if it is not positive and finite.
+    pub fn with_tolerance(mut self, tolerance: f64) -> Result<Self, SettingsError> {
+        self.tolerance = tolerance;
+        check(
+            tolerance > 0.0 && tolerance.is_finite(),
+            "tolerance",
+            "must be positive and finite",
+        )?;
+        Ok(self)
+    }
+
+    /// The same settings trying only `solver`.
+    pub fn only(mut self, solver: SolverKind) -> Self {
+        self.order = vec![solver];
+        self
+    }
+}
