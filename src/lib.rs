@@ -9,5 +9,7 @@
 //!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
 
 #![warn(missing_docs)]
+// Index loops mirror the equations (rows i, columns j) in the numerical kernels.
+#![allow(clippy::needless_range_loop)]
 
 pub mod mcp;
