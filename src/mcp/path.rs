@@ -79,11 +79,43 @@ pub struct PathSolver {
     // The caller's starting point, for restarts.
     z_start: Vec<f64>,
     memory: Vec<f64>,
+    // The answer: the converged point, or the best point over all attempts.
+    out: Vec<f64>,
+    out_residual: f64,
+    it: Iter,
     // Crash workspace.
     lu: Lu,
     free: Vec<usize>,
     active: Vec<i8>,
     dir: Vec<f64>,
+}
+
+/// Whether a solve driven step by step goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Progress {
+    /// More major iterations to do.
+    Running,
+    /// The solve ended with this status.
+    Done(Status),
+}
+
+/// The iteration state of the current attempt.
+#[derive(Debug, Default, Clone, Copy)]
+struct Iter {
+    /// Index into `PLANS` (0: the first attempt, then restarts).
+    plan: usize,
+    /// `‖F_B(x)‖₂` at the current iterate.
+    merit: f64,
+    /// Merit at the checkpoint.
+    best_merit: f64,
+    /// Accepted steps since the checkpoint last improved.
+    since_best: usize,
+    /// Monotone path search (after a watchdog return).
+    monotone: bool,
+    /// Proximal perturbation ε.
+    eps: f64,
+    /// False when the iteration repeats at the same point with a larger ε.
+    need_jacobian: bool,
 }
 
 /// What a restart changes.
@@ -218,8 +250,33 @@ impl PathSolver {
     ) -> SolveReport {
         let t0 = Instant::now();
         let mut report = SolveReport::new(SolverKind::PathSearch);
+        let mut progress = self.begin(problem, z, tolerance, settings, &mut report);
+        let status = loop {
+            match progress {
+                Progress::Done(status) => break status,
+                Progress::Running => {
+                    progress = self.step(problem, tolerance, settings, &mut report);
+                }
+            }
+        };
+        let residual = self.finish(z);
+        done(&mut report, status, residual, t0)
+    }
+
+    /// Checks the input and starts the first attempt from `z`.
+    pub(crate) fn begin<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        z: &[f64],
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Progress {
+        self.out.clear();
+        self.out.extend_from_slice(z);
+        self.out_residual = f64::NAN;
         if let Some(status) = check_input(problem, z) {
-            return done(&mut report, status, f64::NAN, t0);
+            return Progress::Done(status);
         }
         let n = problem.dim();
         self.resize(n);
@@ -230,258 +287,307 @@ impl PathSolver {
         self.z_start.clear();
         self.z_start.extend_from_slice(z);
         project(&mut self.z_start, &self.lower, &self.upper);
-
-        let mut best_res = f64::INFINITY;
-        let plans = settings.restart_limit.min(PLANS.len() - 1) + 1;
-        let mut status = Status::Stalled;
-        for (k, plan) in PLANS.iter().take(plans).enumerate() {
-            if k > 0 {
-                report.restarts += 1;
-            }
-            if plan.from_best && best_res.is_finite() {
-                // zb holds the best point of the previous attempts.
-            } else {
-                self.zb.copy_from_slice(&self.z_start);
-            }
-            let s = self.attempt(problem, tolerance, settings, *plan, &mut report);
-            let res = natural_residual(&self.z, &self.f, &self.lower, &self.upper);
-            match s {
-                Status::Converged => {
-                    z.copy_from_slice(&self.z);
-                    return done(&mut report, Status::Converged, res, t0);
-                }
-                Status::NonFiniteFunction if k == 0 && report.major_iterations == 0 => {
-                    z.copy_from_slice(&self.z);
-                    return done(&mut report, Status::NonFiniteFunction, f64::NAN, t0);
-                }
-                _ => {}
-            }
-            status = s;
-            if res < best_res {
-                best_res = res;
-                z.copy_from_slice(&self.z);
-            }
-            // Restarts from the best point use the point with the smallest residual so far.
-            self.zb.copy_from_slice(z);
-            if report.major_iterations >= settings.major_iteration_limit {
-                status = Status::IterationLimit;
-                break;
-            }
-        }
-        done(&mut report, status, best_res, t0)
+        self.out.copy_from_slice(&self.z_start);
+        self.out_residual = f64::INFINITY;
+        self.it = Iter::default();
+        self.start_attempt(problem, tol, settings, report)
     }
 
-    /// One attempt from `self.zb` with the settings changed by `plan`. Leaves the best point in
-    /// `self.z`, `self.f`.
-    fn attempt<P: McpProblem + ?Sized>(
+    /// One major iteration; an attempt that ends is followed by the next restart.
+    pub(crate) fn step<P: McpProblem + ?Sized>(
         &mut self,
         problem: &mut P,
         tol: f64,
         settings: &PathSettings,
-        plan: Plan,
         report: &mut SolveReport,
-    ) -> Status {
-        let n = self.n;
-        self.z.copy_from_slice(&self.zb);
+    ) -> Progress {
+        if report.major_iterations >= settings.major_iteration_limit {
+            self.keep_if_better();
+            return Progress::Done(Status::IterationLimit);
+        }
+        match self.major_iteration(problem, tol, settings, report) {
+            None => Progress::Running,
+            Some(status) => self.end_attempt(problem, tol, settings, report, status),
+        }
+    }
+
+    /// Copies the answer (the converged point, or the best point found) into `z` and returns
+    /// its natural residual.
+    pub(crate) fn finish(&self, z: &mut [f64]) -> f64 {
+        if self.out.len() == z.len() {
+            z.copy_from_slice(&self.out);
+        }
+        self.out_residual
+    }
+
+    /// The merit `‖F_B(x)‖₂` at the current iterate.
+    pub(crate) fn merit(&self) -> f64 {
+        self.it.merit
+    }
+
+    /// The current iterate `z = π(x)`.
+    pub(crate) fn current(&self) -> &[f64] {
+        &self.z
+    }
+
+    /// Records the current point as the answer if its residual is the best so far.
+    fn keep_if_better(&mut self) {
+        let res = natural_residual(&self.z, &self.f, &self.lower, &self.upper);
+        if res < self.out_residual || self.out_residual.is_nan() {
+            self.out_residual = res;
+            self.out.copy_from_slice(&self.z);
+        }
+    }
+
+    /// Ends an attempt: converged, or restart if restarts and iterations remain.
+    fn end_attempt<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+        status: Status,
+    ) -> Progress {
+        self.keep_if_better();
+        if status == Status::Converged {
+            return Progress::Done(status);
+        }
+        let plans = settings.restart_limit.min(PLANS.len() - 1) + 1;
+        if self.it.plan + 1 < plans && report.major_iterations < settings.major_iteration_limit {
+            self.it.plan += 1;
+            report.restarts += 1;
+            return self.start_attempt(problem, tol, settings, report);
+        }
+        Progress::Done(status)
+    }
+
+    /// Starts the attempt of plan `self.it.plan`: from the caller's point, or from the best
+    /// point so far, with crash if the plan says so.
+    fn start_attempt<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Progress {
+        let plan = PLANS[self.it.plan];
+        if plan.from_best {
+            self.z.copy_from_slice(&self.out);
+        } else {
+            self.z.copy_from_slice(&self.z_start);
+        }
         if !Self::eval_f(problem, &self.z, &mut self.f, report) {
-            return Status::NonFiniteFunction;
+            if self.it.plan == 0 {
+                self.out_residual = f64::NAN;
+                return Progress::Done(Status::NonFiniteFunction);
+            }
+            return self.end_attempt(problem, tol, settings, report, Status::NonFiniteFunction);
         }
         if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
-            return Status::Converged;
+            return self.end_attempt(problem, tol, settings, report, Status::Converged);
         }
         if plan.crash && settings.crash_iteration_limit > 0 {
-            match self.crash(problem, tol, settings, report) {
-                Some(Status::Converged) => return Status::Converged,
-                Some(s) => return s,
-                None => {}
+            if let Some(s) = self.crash(problem, tol, settings, report) {
+                return self.end_attempt(problem, tol, settings, report, s);
             }
         }
-
         self.normal_point_from_z();
-        let mut merit = norm2(&self.r);
-        // Checkpoint.
+        let merit = norm2(&self.r);
         self.xb.copy_from_slice(&self.x);
         self.zb.copy_from_slice(&self.z);
         self.fb.copy_from_slice(&self.f);
-        let mut best_merit = merit;
-        let mut since_best = 0usize;
-        let mut monotone = plan.monotone;
         self.memory.clear();
         self.memory.push(merit);
-        let mut eps = plan.proximal_floor;
-        let mut need_jacobian = true;
+        self.it = Iter {
+            plan: self.it.plan,
+            merit,
+            best_merit: merit,
+            since_best: 0,
+            monotone: plan.monotone,
+            eps: plan.proximal_floor,
+            need_jacobian: true,
+        };
+        Progress::Running
+    }
 
-        while report.major_iterations < settings.major_iteration_limit {
-            report.major_iterations += 1;
-            if need_jacobian && !self.eval_j(problem, report) {
-                return Status::NonFiniteFunction;
+    /// One major iteration of the current attempt: linearise, trace the path, search along it.
+    /// `Some(status)` ends the attempt (the checkpoint is then the current point).
+    fn major_iteration<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Option<Status> {
+        let n = self.n;
+        report.major_iterations += 1;
+        if self.it.need_jacobian && !self.eval_j(problem, report) {
+            return Some(Status::NonFiniteFunction);
+        }
+        self.it.need_jacobian = true;
+        // Linearise with proximal perturbation ε and trace the Newton path.
+        let t_end = loop {
+            self.m.copy_from(&self.jac);
+            for i in 0..n {
+                self.m[(i, i)] += self.it.eps;
             }
-            need_jacobian = true;
-            // Linearise with proximal perturbation ε and trace the Newton path.
-            let t_end = loop {
-                self.m.copy_from(&self.jac);
-                for i in 0..n {
-                    self.m[(i, i)] += eps;
+            for i in 0..n {
+                let mut mz = 0.0;
+                for j in 0..n {
+                    mz += self.m[(i, j)] * self.z[j];
                 }
-                for i in 0..n {
-                    let mut mz = 0.0;
-                    for j in 0..n {
-                        mz += self.m[(i, j)] * self.z[j];
-                    }
-                    self.q[i] = self.f[i] - mz;
-                    self.d[i] = -self.r[i];
-                    let (l, u, xi) = (self.lower[i], self.upper[i], self.x[i]);
-                    self.w0[i] = self.z[i] - xi;
-                    self.start[i] = if l == u || xi < l {
-                        Start::AtLower
-                    } else if xi > u {
-                        Start::AtUpper
-                    } else {
-                        Start::Basic
-                    };
-                }
-                let affine = Affine {
-                    m: &self.m,
-                    q: &self.q,
-                    lower: &self.lower,
-                    upper: &self.upper,
-                    d: &self.d,
+                self.q[i] = self.f[i] - mz;
+                self.d[i] = -self.r[i];
+                let (l, u, xi) = (self.lower[i], self.upper[i], self.x[i]);
+                self.w0[i] = self.z[i] - xi;
+                self.start[i] = if l == u || xi < l {
+                    Start::AtLower
+                } else if xi > u {
+                    Start::AtUpper
+                } else {
+                    Start::Basic
                 };
-                let outcome = self.pivoter.trace(
-                    &affine,
-                    1.0,
-                    &self.z,
-                    &self.w0,
-                    &self.start,
-                    true,
-                    settings.pivot_limit,
-                );
-                report.pivots += self.pivoter.pivots;
-                let t_end = 1.0 - self.pivoter.s;
-                let usable = match outcome {
-                    Outcome::Solved => true,
-                    Outcome::Ray | Outcome::PivotLimit => t_end > settings.min_step,
-                    Outcome::Singular => false,
-                };
-                if usable {
-                    break t_end;
-                }
-                let next = (settings.proximal_initial * merit.min(1.0))
-                    .max(eps * 10.0)
-                    .max(1e-10);
-                if next > settings.proximal_max {
-                    return if outcome == Outcome::Ray {
-                        Status::RayTermination
-                    } else {
-                        Status::Singular
-                    };
-                }
-                eps = next;
+            }
+            let affine = Affine {
+                m: &self.m,
+                q: &self.q,
+                lower: &self.lower,
+                upper: &self.upper,
+                d: &self.d,
             };
+            let outcome = self.pivoter.trace(
+                &affine,
+                1.0,
+                &self.z,
+                &self.w0,
+                &self.start,
+                true,
+                settings.pivot_limit,
+            );
+            report.pivots += self.pivoter.pivots;
+            let t_end = 1.0 - self.pivoter.s;
+            let usable = match outcome {
+                Outcome::Solved => true,
+                Outcome::Ray | Outcome::PivotLimit => t_end > settings.min_step,
+                Outcome::Singular => false,
+            };
+            if usable {
+                break t_end;
+            }
+            let next = (settings.proximal_initial * self.it.merit.min(1.0))
+                .max(self.it.eps * 10.0)
+                .max(1e-10);
+            if next > settings.proximal_max {
+                return Some(if outcome == Outcome::Ray {
+                    Status::RayTermination
+                } else {
+                    Status::Singular
+                });
+            }
+            self.it.eps = next;
+        };
 
-            // Path search.
-            let reference = if monotone {
-                merit
+        // Path search.
+        let reference = if self.it.monotone {
+            self.it.merit
+        } else {
+            self.memory.iter().fold(0.0f64, |m, &v| m.max(v))
+        };
+        let mut tau = t_end;
+        let mut accepted = None;
+        let mut first = true;
+        while tau >= settings.min_step {
+            if first {
+                let k = self.pivoter.path_s.len() - 1;
+                self.xt
+                    .copy_from_slice(&self.pivoter.path_x[k * n..(k + 1) * n]);
+                first = false;
             } else {
-                self.memory.iter().fold(0.0f64, |m, &v| m.max(v))
-            };
-            let mut tau = t_end;
-            let mut accepted = None;
-            let mut first = true;
-            while tau >= settings.min_step {
-                if first {
-                    let k = self.pivoter.path_s.len() - 1;
-                    self.xt
-                        .copy_from_slice(&self.pivoter.path_x[k * n..(k + 1) * n]);
-                    first = false;
-                } else {
-                    self.path_point(tau);
-                }
-                self.zt.copy_from_slice(&self.xt);
-                project(&mut self.zt, &self.lower, &self.upper);
-                let trial = if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
-                    let mut s = 0.0;
-                    for i in 0..n {
-                        let ri = self.ft[i] + self.xt[i] - self.zt[i];
-                        s += ri * ri;
-                    }
-                    s.sqrt()
-                } else {
-                    f64::INFINITY
-                };
-                if trial <= (1.0 - settings.sufficient_decrease * tau) * reference {
-                    accepted = Some(trial);
-                    break;
-                }
-                tau *= settings.backtrack;
+                self.path_point(tau);
             }
+            self.zt.copy_from_slice(&self.xt);
+            project(&mut self.zt, &self.lower, &self.upper);
+            let trial = if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let ri = self.ft[i] + self.xt[i] - self.zt[i];
+                    s += ri * ri;
+                }
+                s.sqrt()
+            } else {
+                f64::INFINITY
+            };
+            if trial <= (1.0 - settings.sufficient_decrease * tau) * reference {
+                accepted = Some(trial);
+                break;
+            }
+            tau *= settings.backtrack;
+        }
 
-            match accepted {
-                Some(trial) => {
-                    std::mem::swap(&mut self.x, &mut self.xt);
-                    std::mem::swap(&mut self.z, &mut self.zt);
-                    std::mem::swap(&mut self.f, &mut self.ft);
-                    for i in 0..n {
-                        self.r[i] = self.f[i] + self.x[i] - self.z[i];
-                    }
-                    merit = trial;
-                    if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
-                        return Status::Converged;
-                    }
-                    if self.memory.len() >= settings.nms_memory {
-                        self.memory.remove(0);
-                    }
-                    self.memory.push(merit);
-                    eps = (eps * 0.1).max(plan.proximal_floor);
-                    if eps < 1e-14 {
-                        eps = plan.proximal_floor;
-                    }
-                    if merit < best_merit {
-                        best_merit = merit;
-                        since_best = 0;
-                        monotone = plan.monotone;
-                        self.xb.copy_from_slice(&self.x);
-                        self.zb.copy_from_slice(&self.z);
-                        self.fb.copy_from_slice(&self.f);
-                    } else {
-                        since_best += 1;
-                        if since_best > settings.watchdog_steps {
-                            self.restore_checkpoint();
-                            merit = best_merit;
-                            since_best = 0;
-                            monotone = true;
-                            self.memory.clear();
-                            self.memory.push(merit);
-                        }
+        match accepted {
+            Some(trial) => {
+                std::mem::swap(&mut self.x, &mut self.xt);
+                std::mem::swap(&mut self.z, &mut self.zt);
+                std::mem::swap(&mut self.f, &mut self.ft);
+                for i in 0..n {
+                    self.r[i] = self.f[i] + self.x[i] - self.z[i];
+                }
+                self.it.merit = trial;
+                if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
+                    return Some(Status::Converged);
+                }
+                if self.memory.len() >= settings.nms_memory {
+                    self.memory.remove(0);
+                }
+                self.memory.push(self.it.merit);
+                self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
+                if self.it.eps < 1e-14 {
+                    self.it.eps = PLANS[self.it.plan].proximal_floor;
+                }
+                if self.it.merit < self.it.best_merit {
+                    self.it.best_merit = self.it.merit;
+                    self.it.since_best = 0;
+                    self.it.monotone = PLANS[self.it.plan].monotone;
+                    self.xb.copy_from_slice(&self.x);
+                    self.zb.copy_from_slice(&self.z);
+                    self.fb.copy_from_slice(&self.f);
+                } else {
+                    self.it.since_best += 1;
+                    if self.it.since_best > settings.watchdog_steps {
+                        self.restore_checkpoint();
+                        self.it.merit = self.it.best_merit;
+                        self.it.since_best = 0;
+                        self.it.monotone = true;
+                        self.memory.clear();
+                        self.memory.push(self.it.merit);
                     }
                 }
-                None => {
-                    let at_checkpoint = merit <= best_merit;
-                    if !at_checkpoint {
+            }
+            None => {
+                let at_checkpoint = self.it.merit <= self.it.best_merit;
+                if !at_checkpoint {
+                    self.restore_checkpoint();
+                    self.it.merit = self.it.best_merit;
+                    self.it.since_best = 0;
+                    self.it.monotone = true;
+                    self.memory.clear();
+                    self.memory.push(self.it.merit);
+                } else {
+                    // Same point: a stronger proximal term changes the path.
+                    let next = (settings.proximal_initial * self.it.merit.min(1.0))
+                        .max(self.it.eps * 10.0)
+                        .max(1e-10);
+                    if next > settings.proximal_max {
                         self.restore_checkpoint();
-                        merit = best_merit;
-                        since_best = 0;
-                        monotone = true;
-                        self.memory.clear();
-                        self.memory.push(merit);
-                    } else {
-                        // Same point: a stronger proximal term changes the path.
-                        let next = (settings.proximal_initial * merit.min(1.0))
-                            .max(eps * 10.0)
-                            .max(1e-10);
-                        if next > settings.proximal_max {
-                            self.restore_checkpoint();
-                            return Status::Stalled;
-                        }
-                        eps = next;
-                        monotone = true;
-                        need_jacobian = false;
+                        return Some(Status::Stalled);
                     }
+                    self.it.eps = next;
+                    self.it.monotone = true;
+                    self.it.need_jacobian = false;
                 }
             }
         }
-        self.restore_checkpoint();
-        Status::IterationLimit
+            None
     }
 
     /// Restores the checkpoint into the current iterate.
