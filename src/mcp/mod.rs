@@ -17,6 +17,7 @@
 //! [`solve`] (or a reusable [`McpSolver`]) tries the solvers in the order of
 //! [`SolveSettings::order`] and says in its [`SolveReport`] which one produced the answer.
 
+mod argmin_driver;
 mod dense;
 mod fb;
 pub mod lemke;
@@ -28,6 +29,7 @@ mod report;
 mod settings;
 pub mod test_problems;
 
+pub use argmin_driver::{ArgminPath, PathState};
 pub use fb::FbNewtonSolver;
 pub use lm::LmSolver;
 pub use path::PathSolver;

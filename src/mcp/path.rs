@@ -116,7 +116,16 @@ struct Iter {
     eps: f64,
     /// False when the iteration repeats at the same point with a larger ε.
     need_jacobian: bool,
+    /// Major iterations done in this attempt, and the best merit at the start of the current
+    /// stall window.
+    iterations: usize,
+    window_merit: f64,
 }
+
+/// Major iterations over which the best merit must fall by `STALL_DECREASE` (relative), or the
+/// attempt is declared stalled and the solve restarts.
+const STALL_WINDOW: usize = 25;
+const STALL_DECREASE: f64 = 0.01;
 
 /// What a restart changes.
 #[derive(Debug, Clone, Copy)]
@@ -386,10 +395,11 @@ impl PathSolver {
         if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
             return self.end_attempt(problem, tol, settings, report, Status::Converged);
         }
-        if plan.crash && settings.crash_iteration_limit > 0 {
-            if let Some(s) = self.crash(problem, tol, settings, report) {
-                return self.end_attempt(problem, tol, settings, report, s);
-            }
+        if plan.crash
+            && settings.crash_iteration_limit > 0
+            && let Some(s) = self.crash(problem, tol, settings, report)
+        {
+            return self.end_attempt(problem, tol, settings, report, s);
         }
         self.normal_point_from_z();
         let merit = norm2(&self.r);
@@ -406,6 +416,8 @@ impl PathSolver {
             monotone: plan.monotone,
             eps: plan.proximal_floor,
             need_jacobian: true,
+            iterations: 0,
+            window_merit: merit,
         };
         Progress::Running
     }
@@ -420,6 +432,14 @@ impl PathSolver {
         report: &mut SolveReport,
     ) -> Option<Status> {
         let n = self.n;
+        self.it.iterations += 1;
+        if self.it.iterations.is_multiple_of(STALL_WINDOW) {
+            if self.it.best_merit > (1.0 - STALL_DECREASE) * self.it.window_merit {
+                self.restore_checkpoint();
+                return Some(Status::Stalled);
+            }
+            self.it.window_merit = self.it.best_merit;
+        }
         report.major_iterations += 1;
         if self.it.need_jacobian && !self.eval_j(problem, report) {
             return Some(Status::NonFiniteFunction);
@@ -590,7 +610,7 @@ impl PathSolver {
                 }
             }
         }
-            None
+        None
     }
 
     /// Restores the checkpoint into the current iterate.
@@ -706,7 +726,11 @@ impl PathSolver {
             for j in 0..n {
                 if self.active[j] != 0 {
                     let dj = self.dir[j];
-                    for (v, &jij) in self.zt.iter_mut().zip(&self.jac.as_slice()[j * n..(j + 1) * n]) {
+                    for (v, &jij) in self
+                        .zt
+                        .iter_mut()
+                        .zip(&self.jac.as_slice()[j * n..(j + 1) * n])
+                    {
                         *v -= jij * dj;
                     }
                 }

@@ -76,6 +76,11 @@ pub(crate) struct Pivoter {
     s_nonbasic: f64,
     beta: Vec<f64>,
     lu: Lu,
+    /// True while `lu` holds only the block `M_ZZ` of the starting basis (see `factor_start`).
+    structured: bool,
+    zset: Vec<usize>,
+    wset: Vec<usize>,
+    red: Vec<f64>,
     eta: Vec<f64>,
     eta_pos: Vec<usize>,
     basis0: Vec<Var>,
@@ -172,8 +177,93 @@ impl Pivoter {
         }
     }
 
+    /// Factorises the starting basis `B₀ = [M_{:,Z} | −e_W]` through its block `M_ZZ` only
+    /// (rows and columns of the indices whose `z` is basic): with `y = B₀⁻¹ b`,
+    /// `M_ZZ y_Z = b_Z` and `y_W = M_WZ y_Z − b_W`. Near a solution most variables are basic,
+    /// but every variable at a bound shrinks the factorisation.
+    fn factor_start(&mut self, a: &Affine) -> bool {
+        let n = self.n;
+        self.zset.clear();
+        self.wset.clear();
+        for (i, v) in self.basis.iter().enumerate() {
+            match v {
+                Var::Z(_) => self.zset.push(i),
+                _ => self.wset.push(i),
+            }
+        }
+        let nz = self.zset.len();
+        self.red.resize(nz, 0.0);
+        let m = a.m.as_slice();
+        let buf = self.lu.buffer(nz);
+        for (c, &j) in self.zset.iter().enumerate() {
+            let col = &m[j * n..(j + 1) * n];
+            for (b, &i) in buf[c * nz..(c + 1) * nz].iter_mut().zip(&self.zset) {
+                *b = col[i];
+            }
+        }
+        self.eta.clear();
+        self.eta_pos.clear();
+        self.structured = true;
+        self.lu.factor()
+    }
+
+    /// `x ← B₀⁻¹ x` for the factorised basis (structured or full).
+    fn base_solve(&mut self, a: &Affine, x: &mut [f64]) {
+        if !self.structured {
+            self.lu.solve(x);
+            return;
+        }
+        let n = self.n;
+        for (r, &i) in self.zset.iter().enumerate() {
+            self.red[r] = x[i];
+        }
+        self.lu.solve(&mut self.red);
+        // y_W = M_WZ y_Z − b_W
+        for &i in &self.wset {
+            x[i] = -x[i];
+        }
+        let m = a.m.as_slice();
+        for (r, &j) in self.zset.iter().enumerate() {
+            let yj = self.red[r];
+            x[j] = yj;
+            if yj != 0.0 {
+                let col = &m[j * n..(j + 1) * n];
+                for &i in &self.wset {
+                    x[i] += col[i] * yj;
+                }
+            }
+        }
+    }
+
+    /// `y ← B₀⁻ᵀ y` for the factorised basis (structured or full).
+    fn base_solve_transpose(&mut self, a: &Affine, y: &mut [f64]) {
+        if !self.structured {
+            self.lu.solve_transpose(y);
+            return;
+        }
+        let n = self.n;
+        // y_W = −g_W; M_ZZᵀ y_Z = g_Z + M_WZᵀ g_W.
+        let m = a.m.as_slice();
+        for (r, &j) in self.zset.iter().enumerate() {
+            let col = &m[j * n..(j + 1) * n];
+            let mut v = y[j];
+            for &k in &self.wset {
+                v += col[k] * y[k];
+            }
+            self.red[r] = v;
+        }
+        self.lu.solve_transpose(&mut self.red);
+        for &k in &self.wset {
+            y[k] = -y[k];
+        }
+        for (r, &j) in self.zset.iter().enumerate() {
+            y[j] = self.red[r];
+        }
+    }
+
     /// Factorises the current basis; false if singular.
     fn factor(&mut self, a: &Affine) -> bool {
+        self.structured = false;
         let n = self.n;
         let buf = self.lu.buffer(n);
         for (p, &v) in self.basis.iter().enumerate() {
@@ -185,9 +275,9 @@ impl Pivoter {
     }
 
     /// `x ← B⁻¹ x`.
-    fn ftran(&self, x: &mut [f64]) {
+    fn ftran(&mut self, a: &Affine, x: &mut [f64]) {
         let n = self.n;
-        self.lu.solve(x);
+        self.base_solve(a, x);
         for (k, &p) in self.eta_pos.iter().enumerate() {
             let e = &self.eta[k * n..(k + 1) * n];
             let xp = x[p] / e[p];
@@ -199,7 +289,7 @@ impl Pivoter {
     }
 
     /// `y ← B⁻ᵀ y`.
-    fn btran(&self, y: &mut [f64]) {
+    fn btran(&mut self, a: &Affine, y: &mut [f64]) {
         let n = self.n;
         for (k, &p) in self.eta_pos.iter().enumerate().rev() {
             let e = &self.eta[k * n..(k + 1) * n];
@@ -211,7 +301,7 @@ impl Pivoter {
             }
             y[p] = s / e[p];
         }
-        self.lu.solve_transpose(y);
+        self.base_solve_transpose(a, y);
     }
 
     /// Recomputes the basic values from the nonbasic ones (after a refactorisation).
@@ -241,7 +331,7 @@ impl Pivoter {
             }
         }
         let mut rhs = std::mem::take(&mut self.rhs);
-        self.ftran(&mut rhs);
+        self.ftran(a, &mut rhs);
         self.beta.copy_from_slice(&rhs);
         self.rhs = rhs;
     }
@@ -285,7 +375,7 @@ impl Pivoter {
         self.row.fill(0.0);
         self.row[p] = 1.0;
         let mut row = std::mem::take(&mut self.row);
-        self.btran(&mut row);
+        self.btran(a, &mut row);
         let mut col = std::mem::take(&mut self.col);
         let scale = sgn / rate.abs();
         for j in 0..n {
@@ -362,7 +452,7 @@ impl Pivoter {
             }
         }
         self.basis0.copy_from_slice(&self.basis);
-        if !self.factor(a) {
+        if !self.factor_start(a) {
             self.record(a, false);
             return Outcome::Singular;
         }
@@ -377,7 +467,7 @@ impl Pivoter {
             }
             let mut delta = std::mem::take(&mut self.delta);
             a.column(entering, &mut delta);
-            self.ftran(&mut delta);
+            self.ftran(a, &mut delta);
             let dmax = delta.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             if !dmax.is_finite() {
                 self.delta = delta;
