@@ -11,6 +11,8 @@
 //!   intersections, world-frame evaluation with pose derivatives, proximity queries.
 
 #![warn(missing_docs)]
+// Index loops mirror the equations (rows i, columns j) in the numerical kernels.
+#![allow(clippy::needless_range_loop)]
 
 pub mod geometry;
 pub mod mcp;

@@ -1,22 +1,315 @@
-//! Levenberg–Marquardt on the Fischer–Burmeister residual (placeholder: being written).
+//! Levenberg–Marquardt on the Fischer–Burmeister residual: the last-resort fallback.
+//!
+//! The MCP is rewritten as `Φ(z) = 0` with the Fischer–Burmeister reformulation of
+//! [`FbNewtonSolver`](super::FbNewtonSolver) (Fischer 1992; Billups 1995 for the box case) and
+//! the nonlinear least-squares problem
+//!
+//! ```text
+//! min_z ½‖Φ(z)‖²,      Jacobian element H = D_a + D_b J(z)
+//! ```
+//!
+//! is handed to the trust-region Levenberg–Marquardt method of the `levenberg-marquardt` crate
+//! (Levenberg 1944; Marquardt 1963; Moré 1978, MINPACK's `lmder`). `Φ` and `H` come from the same
+//! code as the Newton solver. The crate's stopping tests are relative (`ftol`, `xtol`, `gtol`), so
+//! convergence is decided here: the adapter stops the crate as soon as an evaluated point has
+//! natural residual `‖z − mid(l, u, z − F(z))‖∞ ≤ tolerance`, and only that is reported as
+//! [`Status::Converged`].
 
-use super::{LmSettings, McpProblem, SolveReport, SolverKind, Status};
+use super::fb::{fb_residual, fb_system};
+use super::{
+    LmSettings, McpProblem, SolveReport, SolverKind, Status, check_input, natural_residual,
+};
+use levenberg_marquardt::{LeastSquaresProblem, LevenbergMarquardt, TerminationReason};
+use nalgebra::storage::Owned;
+use nalgebra::{DMatrix, DVector, Dyn};
+use std::cell::{Cell, RefCell};
+use std::time::Instant;
 
-/// Levenberg–Marquardt on the Fischer–Burmeister residual.
+/// Why the adapter stopped the crate's iteration (by returning `None`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stop {
+    /// The natural residual at the last evaluated point is at or below the tolerance.
+    Converged,
+    /// `F` or `J` was not finite.
+    NonFinite,
+}
+
+/// Borrowed workspaces of [`LmSolver`] lent to the adapter for one solve.
 #[derive(Debug, Default)]
-pub struct LmSolver {}
+struct Buffers {
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    f: Vec<f64>,
+    best_z: Vec<f64>,
+}
+
+/// The least-squares problem `min ½‖Φ(z)‖²` seen by the `levenberg-marquardt` crate.
+///
+/// `F` is evaluated in [`set_params`](LeastSquaresProblem::set_params) (the crate calls it once
+/// per trial point), `J` in [`jacobian`](LeastSquaresProblem::jacobian); the latter takes `&self`,
+/// hence the `RefCell` around the problem.
+struct FbLeastSquares<'a, P: McpProblem + ?Sized> {
+    problem: RefCell<&'a mut P>,
+    tolerance: f64,
+    z: DVector<f64>,
+    phi: DVector<f64>,
+    buffers: Buffers,
+    stop: Cell<Option<Stop>>,
+    best_residual: f64,
+    function_evaluations: usize,
+    jacobian_evaluations: Cell<usize>,
+}
+
+impl<P: McpProblem + ?Sized> FbLeastSquares<'_, P> {
+    /// Evaluates `F` and `Φ` at `self.z`, records the best point, sets `stop` when due.
+    fn evaluate(&mut self) {
+        let b = &mut self.buffers;
+        self.problem.get_mut().function(self.z.as_slice(), &mut b.f);
+        self.function_evaluations += 1;
+        if b.f.iter().any(|v| !v.is_finite()) {
+            self.stop.set(Some(Stop::NonFinite));
+            return;
+        }
+        fb_residual(
+            self.z.as_slice(),
+            &b.f,
+            &b.lower,
+            &b.upper,
+            self.phi.as_mut_slice(),
+        );
+        let r = natural_residual(self.z.as_slice(), &b.f, &b.lower, &b.upper);
+        if r < self.best_residual {
+            self.best_residual = r;
+            b.best_z.copy_from_slice(self.z.as_slice());
+        }
+        if r <= self.tolerance {
+            self.stop.set(Some(Stop::Converged));
+        }
+    }
+}
+
+impl<P: McpProblem + ?Sized> LeastSquaresProblem<f64, Dyn, Dyn> for FbLeastSquares<'_, P> {
+    type ResidualStorage = Owned<f64, Dyn>;
+    type JacobianStorage = Owned<f64, Dyn, Dyn>;
+    type ParameterStorage = Owned<f64, Dyn>;
+
+    fn set_params(&mut self, x: &DVector<f64>) {
+        self.z.copy_from(x);
+        self.evaluate();
+    }
+
+    fn params(&self) -> DVector<f64> {
+        self.z.clone()
+    }
+
+    fn residuals(&self) -> Option<DVector<f64>> {
+        if self.stop.get().is_some() {
+            return None;
+        }
+        Some(self.phi.clone())
+    }
+
+    fn jacobian(&self) -> Option<DMatrix<f64>> {
+        if self.stop.get().is_some() {
+            return None;
+        }
+        let n = self.z.len();
+        let mut h = DMatrix::zeros(n, n);
+        self.problem
+            .borrow_mut()
+            .jacobian(self.z.as_slice(), &mut h);
+        self.jacobian_evaluations
+            .set(self.jacobian_evaluations.get() + 1);
+        if h.iter().any(|v| !v.is_finite()) {
+            self.stop.set(Some(Stop::NonFinite));
+            return None;
+        }
+        let b = &self.buffers;
+        let mut phi = vec![0.0; n];
+        fb_system(
+            self.z.as_slice(),
+            &b.f,
+            &b.lower,
+            &b.upper,
+            &mut phi,
+            &mut h,
+        );
+        Some(h)
+    }
+}
+
+/// Levenberg–Marquardt on the Fischer–Burmeister residual (the last-resort fallback; allocates).
+#[derive(Debug, Default)]
+pub struct LmSolver {
+    buffers: Buffers,
+}
 
 impl LmSolver {
     /// Solves `problem` from `z` to natural residual `tolerance`.
+    ///
+    /// On return `z` holds the evaluated point with the smallest natural residual (the crate's
+    /// iterate, or the trial point that met the tolerance) and the report's `residual` is the
+    /// natural residual there. A non-finite `F` or `J` ends the solve with
+    /// [`Status::NonFiniteFunction`].
     pub fn solve<P: McpProblem + ?Sized>(
         &mut self,
-        _problem: &mut P,
-        _z: &mut [f64],
-        _tolerance: f64,
-        _settings: &LmSettings,
+        problem: &mut P,
+        z: &mut [f64],
+        tolerance: f64,
+        settings: &LmSettings,
     ) -> SolveReport {
-        let mut r = SolveReport::new(SolverKind::LevenbergMarquardt);
-        r.status = Status::Stalled;
-        r
+        let start = Instant::now();
+        let mut report = SolveReport::new(SolverKind::LevenbergMarquardt);
+        if let Some(status) = check_input(problem, z) {
+            report.status = status;
+            report.wall_time = start.elapsed();
+            return report;
+        }
+        let n = problem.dim();
+        let mut buffers = std::mem::take(&mut self.buffers);
+        buffers.lower.clear();
+        buffers.lower.extend_from_slice(problem.lower_bounds());
+        buffers.upper.clear();
+        buffers.upper.extend_from_slice(problem.upper_bounds());
+        buffers.f.resize(n, 0.0);
+        buffers.best_z.clear();
+        buffers.best_z.extend_from_slice(z);
+
+        let mut adapter = FbLeastSquares {
+            problem: RefCell::new(problem),
+            tolerance,
+            z: DVector::from_column_slice(z),
+            phi: DVector::zeros(n),
+            buffers,
+            stop: Cell::new(None),
+            best_residual: f64::INFINITY,
+            function_evaluations: 0,
+            jacobian_evaluations: Cell::new(0),
+        };
+        adapter.evaluate();
+        let (adapter, lm_report) = if adapter.stop.get().is_some() {
+            (adapter, None)
+        } else {
+            // The relative tolerances only end hopeless runs: convergence is the adapter's
+            // absolute test on the natural residual, met long before these fire.
+            let lm = LevenbergMarquardt::new()
+                .with_patience(settings.patience)
+                .with_ftol(30.0 * f64::EPSILON)
+                .with_xtol(30.0 * f64::EPSILON)
+                .with_gtol(30.0 * f64::EPSILON);
+            let (adapter, lm_report) = lm.minimize(adapter);
+            (adapter, Some(lm_report))
+        };
+
+        report.function_evaluations = adapter.function_evaluations;
+        report.jacobian_evaluations = adapter.jacobian_evaluations.get();
+        report.major_iterations = report.jacobian_evaluations;
+        report.status = match (adapter.stop.get(), lm_report.map(|r| r.termination)) {
+            (Some(Stop::Converged), _) => Status::Converged,
+            (Some(Stop::NonFinite), _) => Status::NonFiniteFunction,
+            (None, Some(TerminationReason::LostPatience)) => Status::IterationLimit,
+            // Numerical trouble, a stationary point of ½‖Φ‖² that is not a solution
+            // (Orthogonal, Converged, ResidualsZero without a small natural residual), no
+            // further improvement possible, or a usage issue: no progress either way.
+            (None, _) => Status::Stalled,
+        };
+        if adapter.best_residual.is_finite() {
+            z.copy_from_slice(&adapter.buffers.best_z);
+            report.residual = adapter.best_residual;
+        }
+        if report.status == Status::Converged
+            && (report.residual > tolerance || report.residual.is_nan())
+        {
+            report.status = Status::Stalled;
+        }
+        self.buffers = adapter.buffers;
+        report.wall_time = start.elapsed();
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fb::tests::{box3, kojima_shindo, nan_function, ncp2, square2, unsolvable};
+    use super::*;
+
+    fn solve(problem: &mut dyn McpProblem, z: &mut [f64], tol: f64) -> SolveReport {
+        let mut solver = LmSolver::default();
+        solver.solve(problem, z, tol, &LmSettings::default())
+    }
+
+    /// Checks the natural residual independently of the report.
+    fn check(problem: &mut dyn McpProblem, z: &[f64], report: &SolveReport, tol: f64) {
+        assert!(report.converged(), "{report}");
+        let mut f = vec![0.0; z.len()];
+        problem.function(z, &mut f);
+        let r = natural_residual(z, &f, problem.lower_bounds(), problem.upper_bounds());
+        assert!(r <= tol && report.residual <= tol, "{r} {report}");
+        assert!(report.function_evaluations > 0);
+    }
+
+    // LM with λ → 0 near a solution where H is nonsingular takes Gauss–Newton (= Newton) steps,
+    // so it converges quadratically and 1e-10 (the crate default tolerance) is reachable.
+    const TOL: f64 = 1e-10;
+
+    #[test]
+    fn solves_ncp2() {
+        let mut p = ncp2();
+        let mut z = vec![0.0, 0.0];
+        let r = solve(&mut p, &mut z, TOL);
+        check(&mut p, &z, &r, TOL);
+    }
+
+    #[test]
+    fn solves_box_at_upper_bound() {
+        let mut p = box3();
+        let mut z = vec![0.5, 0.5, 0.0];
+        let r = solve(&mut p, &mut z, TOL);
+        check(&mut p, &z, &r, TOL);
+        // The natural residual bounds the distance of the active components from their bounds.
+        assert!(
+            (z[0] - 1.0).abs() <= 1e-9 && (z[2] + 1.0).abs() <= 1e-9,
+            "{z:?}"
+        );
+    }
+
+    #[test]
+    fn solves_square_system() {
+        let mut p = square2();
+        let mut z = vec![1.0, 1.0];
+        let r = solve(&mut p, &mut z, TOL);
+        check(&mut p, &z, &r, TOL);
+    }
+
+    #[test]
+    fn solves_kojima_shindo() {
+        for start in [0.0, 1.0] {
+            let mut p = kojima_shindo();
+            let mut z = vec![start; 4];
+            let r = solve(&mut p, &mut z, TOL);
+            check(&mut p, &z, &r, TOL);
+        }
+    }
+
+    #[test]
+    fn non_finite_input_and_function() {
+        let mut p = ncp2();
+        let mut z = vec![0.0, f64::INFINITY];
+        assert_eq!(solve(&mut p, &mut z, TOL).status, Status::NonFiniteInput);
+        let mut p = nan_function();
+        let mut z = vec![0.0, 0.0];
+        let r = solve(&mut p, &mut z, TOL);
+        assert_eq!(r.status, Status::NonFiniteFunction);
+        assert!(!r.converged());
+    }
+
+    #[test]
+    fn unsolvable_is_not_converged() {
+        let mut p = unsolvable();
+        let mut z = vec![1.0];
+        let r = solve(&mut p, &mut z, TOL);
+        assert!(!r.converged(), "{r}");
+        // The natural residual |z − max(0, 2z + 1)| is at least 1/2 (attained at z = −1/2).
+        assert!(r.residual >= 0.5 - 1e-12, "{r}");
     }
 }

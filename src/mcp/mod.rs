@@ -26,6 +26,7 @@ mod pivot;
 mod problem;
 mod report;
 mod settings;
+pub mod test_problems;
 
 pub use fb::FbNewtonSolver;
 pub use lm::LmSolver;

@@ -1,22 +1,850 @@
-//! Path search (placeholder).
+//! Newton's method with a path search on the normal map: the design of PATH.
+//!
+//! References: D. Ralph, *Global convergence of damped Newton's method for nonsmooth equations via
+//! the path search*, Math. Oper. Res. 19 (1994); S. Dirkse & M. Ferris, *The PATH solver: a
+//! non-monotone stabilization scheme for mixed complementarity problems*, Optim. Methods Softw.
+//! 5 (1995); M. Ferris & T. Munson, *Complementarity problems in GAMS and the PATH solver* (1998).
+//!
+//! # Formulation
+//!
+//! With `π` the projection onto the box `B = [l, u]`, the MCP is equivalent to the normal-map
+//! equation
+//!
+//! ```text
+//! F_B(x) = F(π(x)) + x − π(x) = 0,      z = π(x).
+//! ```
+//!
+//! At an iterate `x_k` (`z_k = π(x_k)`, `r_k = F_B(x_k)`) the normal map is linearised,
+//! `A_k(x) = F(z_k) + J(z_k)(π(x) − z_k) + x − π(x)`, and the Newton path is the solution set of
+//! `A_k(x(t)) = (1 − t) r_k` for `t ∈ [0, 1]`: it starts at `x_k` (`t = 0`) and ends at the
+//! Newton point (`t = 1`). It is piecewise linear; it is traced by the complementary pivoting
+//! engine ([`super::pivot`]) as the affine MCP `w = J z + (F(z_k) − J z_k) − s r_k` with
+//! `s = 1 − t`, and `x = z − w`. Along it the model residual falls linearly,
+//! `‖A_k(x(t))‖ = (1 − t)‖r_k‖`, which is what the path search tests:
+//!
+//! * **Path search.** Try the end of the path; otherwise backtrack `t ← βt` along the path (the
+//!   first point of the path where the parameter equals `t`), accepting `x(t)` when
+//!   `‖F_B(x(t))‖ ≤ (1 − σt) R`.
+//! * **Non-monotone watchdog.** `R` is the largest of the last `nms_memory` accepted merit values;
+//!   after `watchdog_steps` steps without a new best point the search returns to the best point
+//!   (the checkpoint) and continues monotonically (`R` = current merit) until it improves on it.
+//! * **Proximal perturbation.** If the linear problem is singular or the pivoting ends on a ray
+//!   before reaching `t > 0`, or the path search fails at the checkpoint, the Jacobian is replaced
+//!   by `J + εI` with `ε` growing from `proximal_initial · min(1, ‖r_k‖)`; `ε` shrinks again after
+//!   every successful step.
+//! * **Crash.** Before the path search, projected Newton steps on the active set guessed from
+//!   `z − F(z)` (variables at a bound are fixed, the rest solved by Newton) until the guess stops
+//!   changing, which warm starts from a good point cost no pivots.
+//! * **Restarts.** When progress stalls the solve restarts: first from the starting point without
+//!   crash and with a proximal floor, then from the best point monotonically, then from the
+//!   starting point with a large proximal floor.
+//!
+//! Convergence is declared on the natural residual `‖z − π(z − F(z))‖∞ ≤ tol` of `z = π(x)`.
 
-use super::{McpProblem, PathSettings, SolveReport, SolverKind, Status};
+use super::dense::Lu;
+use super::pivot::{Affine, Outcome, Pivoter, Start};
+use super::{
+    McpProblem, PathSettings, SolveReport, SolverKind, Status, check_input, natural_residual,
+    project,
+};
+use nalgebra::DMatrix;
+use std::time::Instant;
 
-/// Newton path search.
+/// Newton path-search solver (PATH class). Keeps its workspace between solves.
 #[derive(Debug, Default)]
-pub struct PathSolver {}
+pub struct PathSolver {
+    n: usize,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+    pivoter: Pivoter,
+    jac: DMatrix<f64>,
+    m: DMatrix<f64>,
+    q: Vec<f64>,
+    d: Vec<f64>,
+    start: Vec<Start>,
+    w0: Vec<f64>,
+    // Current iterate: x, z = π(x), F(z), r = F_B(x).
+    x: Vec<f64>,
+    z: Vec<f64>,
+    f: Vec<f64>,
+    r: Vec<f64>,
+    // Trial point.
+    xt: Vec<f64>,
+    zt: Vec<f64>,
+    ft: Vec<f64>,
+    // Checkpoint (best point).
+    xb: Vec<f64>,
+    zb: Vec<f64>,
+    fb: Vec<f64>,
+    // The caller's starting point, for restarts.
+    z_start: Vec<f64>,
+    memory: Vec<f64>,
+    // The answer: the converged point, or the best point over all attempts.
+    out: Vec<f64>,
+    out_residual: f64,
+    it: Iter,
+    // Crash workspace.
+    lu: Lu,
+    free: Vec<usize>,
+    active: Vec<i8>,
+    dir: Vec<f64>,
+}
+
+/// Whether a solve driven step by step goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Progress {
+    /// More major iterations to do.
+    Running,
+    /// The solve ended with this status.
+    Done(Status),
+}
+
+/// The iteration state of the current attempt.
+#[derive(Debug, Default, Clone, Copy)]
+struct Iter {
+    /// Index into `PLANS` (0: the first attempt, then restarts).
+    plan: usize,
+    /// `‖F_B(x)‖₂` at the current iterate.
+    merit: f64,
+    /// Merit at the checkpoint.
+    best_merit: f64,
+    /// Accepted steps since the checkpoint last improved.
+    since_best: usize,
+    /// Monotone path search (after a watchdog return).
+    monotone: bool,
+    /// Proximal perturbation ε.
+    eps: f64,
+    /// False when the iteration repeats at the same point with a larger ε.
+    need_jacobian: bool,
+}
+
+/// What a restart changes.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    from_best: bool,
+    crash: bool,
+    monotone: bool,
+    proximal_floor: f64,
+}
+
+const PLANS: [Plan; 4] = [
+    Plan {
+        from_best: false,
+        crash: true,
+        monotone: false,
+        proximal_floor: 0.0,
+    },
+    Plan {
+        from_best: false,
+        crash: false,
+        monotone: false,
+        proximal_floor: 1e-6,
+    },
+    Plan {
+        from_best: true,
+        crash: false,
+        monotone: true,
+        proximal_floor: 1e-4,
+    },
+    Plan {
+        from_best: false,
+        crash: false,
+        monotone: true,
+        proximal_floor: 1e-2,
+    },
+];
+
+fn norm2(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for x in v {
+        s += x * x;
+    }
+    s.sqrt()
+}
+
+/// Ends a solve: residual, time.
+fn done(report: &mut SolveReport, status: Status, residual: f64, t0: Instant) -> SolveReport {
+    report.status = status;
+    report.residual = residual;
+    report.wall_time = t0.elapsed();
+    report.clone()
+}
 
 impl PathSolver {
-    /// Solves `problem` from `z` to natural residual `tolerance`.
+    fn resize(&mut self, n: usize) {
+        self.n = n;
+        for v in [
+            &mut self.q,
+            &mut self.d,
+            &mut self.w0,
+            &mut self.x,
+            &mut self.z,
+            &mut self.f,
+            &mut self.r,
+            &mut self.xt,
+            &mut self.zt,
+            &mut self.ft,
+            &mut self.xb,
+            &mut self.zb,
+            &mut self.fb,
+            &mut self.dir,
+        ] {
+            v.resize(n, 0.0);
+        }
+        self.start.resize(n, Start::Basic);
+        self.active.resize(n, 0);
+        if self.jac.nrows() != n {
+            self.jac = DMatrix::zeros(n, n);
+            self.m = DMatrix::zeros(n, n);
+        }
+    }
+
+    /// Evaluates `F` at `z`; false if any value is not finite.
+    fn eval_f<P: McpProblem + ?Sized>(
+        problem: &mut P,
+        z: &[f64],
+        f: &mut [f64],
+        report: &mut SolveReport,
+    ) -> bool {
+        report.function_evaluations += 1;
+        problem.function(z, f);
+        f.iter().all(|v| v.is_finite())
+    }
+
+    fn eval_j<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        report: &mut SolveReport,
+    ) -> bool {
+        report.jacobian_evaluations += 1;
+        problem.jacobian(&self.z, &mut self.jac);
+        self.jac.iter().all(|v| v.is_finite())
+    }
+
+    /// Sets `x` from `z` (with `F(z)` known) so that `π(x) = z`, and `r = F_B(x)`.
+    /// At a bound, `w = x − z` keeps the part of `F` that points out of the box.
+    fn normal_point_from_z(&mut self) {
+        for i in 0..self.n {
+            let (l, u, zi, fi) = (self.lower[i], self.upper[i], self.z[i], self.f[i]);
+            let w = if l == u {
+                fi
+            } else if zi <= l {
+                fi.max(0.0)
+            } else if zi >= u {
+                fi.min(0.0)
+            } else {
+                0.0
+            };
+            self.x[i] = zi - w;
+            self.r[i] = fi - w;
+        }
+    }
+
+    /// Solves `problem` from `z` to natural residual `tolerance`; the answer is left in `z`.
     pub fn solve<P: McpProblem + ?Sized>(
         &mut self,
-        _problem: &mut P,
-        _z: &mut [f64],
-        _tolerance: f64,
-        _settings: &PathSettings,
+        problem: &mut P,
+        z: &mut [f64],
+        tolerance: f64,
+        settings: &PathSettings,
     ) -> SolveReport {
-        let mut r = SolveReport::new(SolverKind::PathSearch);
-        r.status = Status::Stalled;
-        r
+        let t0 = Instant::now();
+        let mut report = SolveReport::new(SolverKind::PathSearch);
+        let mut progress = self.begin(problem, z, tolerance, settings, &mut report);
+        let status = loop {
+            match progress {
+                Progress::Done(status) => break status,
+                Progress::Running => {
+                    progress = self.step(problem, tolerance, settings, &mut report);
+                }
+            }
+        };
+        let residual = self.finish(z);
+        done(&mut report, status, residual, t0)
+    }
+
+    /// Checks the input and starts the first attempt from `z`.
+    pub(crate) fn begin<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        z: &[f64],
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Progress {
+        self.out.clear();
+        self.out.extend_from_slice(z);
+        self.out_residual = f64::NAN;
+        if let Some(status) = check_input(problem, z) {
+            return Progress::Done(status);
+        }
+        let n = problem.dim();
+        self.resize(n);
+        self.lower.clear();
+        self.lower.extend_from_slice(problem.lower_bounds());
+        self.upper.clear();
+        self.upper.extend_from_slice(problem.upper_bounds());
+        self.z_start.clear();
+        self.z_start.extend_from_slice(z);
+        project(&mut self.z_start, &self.lower, &self.upper);
+        self.out.copy_from_slice(&self.z_start);
+        self.out_residual = f64::INFINITY;
+        self.it = Iter::default();
+        self.start_attempt(problem, tol, settings, report)
+    }
+
+    /// One major iteration; an attempt that ends is followed by the next restart.
+    pub(crate) fn step<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Progress {
+        if report.major_iterations >= settings.major_iteration_limit {
+            self.keep_if_better();
+            return Progress::Done(Status::IterationLimit);
+        }
+        match self.major_iteration(problem, tol, settings, report) {
+            None => Progress::Running,
+            Some(status) => self.end_attempt(problem, tol, settings, report, status),
+        }
+    }
+
+    /// Copies the answer (the converged point, or the best point found) into `z` and returns
+    /// its natural residual.
+    pub(crate) fn finish(&self, z: &mut [f64]) -> f64 {
+        if self.out.len() == z.len() {
+            z.copy_from_slice(&self.out);
+        }
+        self.out_residual
+    }
+
+    /// The merit `‖F_B(x)‖₂` at the current iterate.
+    pub(crate) fn merit(&self) -> f64 {
+        self.it.merit
+    }
+
+    /// The current iterate `z = π(x)`.
+    pub(crate) fn current(&self) -> &[f64] {
+        &self.z
+    }
+
+    /// Records the current point as the answer if its residual is the best so far.
+    fn keep_if_better(&mut self) {
+        let res = natural_residual(&self.z, &self.f, &self.lower, &self.upper);
+        if res < self.out_residual || self.out_residual.is_nan() {
+            self.out_residual = res;
+            self.out.copy_from_slice(&self.z);
+        }
+    }
+
+    /// Ends an attempt: converged, or restart if restarts and iterations remain.
+    fn end_attempt<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+        status: Status,
+    ) -> Progress {
+        self.keep_if_better();
+        if status == Status::Converged {
+            return Progress::Done(status);
+        }
+        let plans = settings.restart_limit.min(PLANS.len() - 1) + 1;
+        if self.it.plan + 1 < plans && report.major_iterations < settings.major_iteration_limit {
+            self.it.plan += 1;
+            report.restarts += 1;
+            return self.start_attempt(problem, tol, settings, report);
+        }
+        Progress::Done(status)
+    }
+
+    /// Starts the attempt of plan `self.it.plan`: from the caller's point, or from the best
+    /// point so far, with crash if the plan says so.
+    fn start_attempt<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Progress {
+        let plan = PLANS[self.it.plan];
+        if plan.from_best {
+            self.z.copy_from_slice(&self.out);
+        } else {
+            self.z.copy_from_slice(&self.z_start);
+        }
+        if !Self::eval_f(problem, &self.z, &mut self.f, report) {
+            if self.it.plan == 0 {
+                self.out_residual = f64::NAN;
+                return Progress::Done(Status::NonFiniteFunction);
+            }
+            return self.end_attempt(problem, tol, settings, report, Status::NonFiniteFunction);
+        }
+        if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
+            return self.end_attempt(problem, tol, settings, report, Status::Converged);
+        }
+        if plan.crash && settings.crash_iteration_limit > 0 {
+            if let Some(s) = self.crash(problem, tol, settings, report) {
+                return self.end_attempt(problem, tol, settings, report, s);
+            }
+        }
+        self.normal_point_from_z();
+        let merit = norm2(&self.r);
+        self.xb.copy_from_slice(&self.x);
+        self.zb.copy_from_slice(&self.z);
+        self.fb.copy_from_slice(&self.f);
+        self.memory.clear();
+        self.memory.push(merit);
+        self.it = Iter {
+            plan: self.it.plan,
+            merit,
+            best_merit: merit,
+            since_best: 0,
+            monotone: plan.monotone,
+            eps: plan.proximal_floor,
+            need_jacobian: true,
+        };
+        Progress::Running
+    }
+
+    /// One major iteration of the current attempt: linearise, trace the path, search along it.
+    /// `Some(status)` ends the attempt (the checkpoint is then the current point).
+    fn major_iteration<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Option<Status> {
+        let n = self.n;
+        report.major_iterations += 1;
+        if self.it.need_jacobian && !self.eval_j(problem, report) {
+            return Some(Status::NonFiniteFunction);
+        }
+        self.it.need_jacobian = true;
+        // Linearise with proximal perturbation ε and trace the Newton path.
+        let t_end = loop {
+            self.m.copy_from(&self.jac);
+            for i in 0..n {
+                self.m[(i, i)] += self.it.eps;
+            }
+            for i in 0..n {
+                let mut mz = 0.0;
+                for j in 0..n {
+                    mz += self.m[(i, j)] * self.z[j];
+                }
+                self.q[i] = self.f[i] - mz;
+                self.d[i] = -self.r[i];
+                let (l, u, xi) = (self.lower[i], self.upper[i], self.x[i]);
+                self.w0[i] = self.z[i] - xi;
+                self.start[i] = if l == u || xi < l {
+                    Start::AtLower
+                } else if xi > u {
+                    Start::AtUpper
+                } else {
+                    Start::Basic
+                };
+            }
+            let affine = Affine {
+                m: &self.m,
+                q: &self.q,
+                lower: &self.lower,
+                upper: &self.upper,
+                d: &self.d,
+            };
+            let outcome = self.pivoter.trace(
+                &affine,
+                1.0,
+                &self.z,
+                &self.w0,
+                &self.start,
+                true,
+                settings.pivot_limit,
+            );
+            report.pivots += self.pivoter.pivots;
+            let t_end = 1.0 - self.pivoter.s;
+            let usable = match outcome {
+                Outcome::Solved => true,
+                Outcome::Ray | Outcome::PivotLimit => t_end > settings.min_step,
+                Outcome::Singular => false,
+            };
+            if usable {
+                break t_end;
+            }
+            let next = (settings.proximal_initial * self.it.merit.min(1.0))
+                .max(self.it.eps * 10.0)
+                .max(1e-10);
+            if next > settings.proximal_max {
+                return Some(if outcome == Outcome::Ray {
+                    Status::RayTermination
+                } else {
+                    Status::Singular
+                });
+            }
+            self.it.eps = next;
+        };
+
+        // Path search.
+        let reference = if self.it.monotone {
+            self.it.merit
+        } else {
+            self.memory.iter().fold(0.0f64, |m, &v| m.max(v))
+        };
+        let mut tau = t_end;
+        let mut accepted = None;
+        let mut first = true;
+        while tau >= settings.min_step {
+            if first {
+                let k = self.pivoter.path_s.len() - 1;
+                self.xt
+                    .copy_from_slice(&self.pivoter.path_x[k * n..(k + 1) * n]);
+                first = false;
+            } else {
+                self.path_point(tau);
+            }
+            self.zt.copy_from_slice(&self.xt);
+            project(&mut self.zt, &self.lower, &self.upper);
+            let trial = if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
+                let mut s = 0.0;
+                for i in 0..n {
+                    let ri = self.ft[i] + self.xt[i] - self.zt[i];
+                    s += ri * ri;
+                }
+                s.sqrt()
+            } else {
+                f64::INFINITY
+            };
+            if trial <= (1.0 - settings.sufficient_decrease * tau) * reference {
+                accepted = Some(trial);
+                break;
+            }
+            tau *= settings.backtrack;
+        }
+
+        match accepted {
+            Some(trial) => {
+                std::mem::swap(&mut self.x, &mut self.xt);
+                std::mem::swap(&mut self.z, &mut self.zt);
+                std::mem::swap(&mut self.f, &mut self.ft);
+                for i in 0..n {
+                    self.r[i] = self.f[i] + self.x[i] - self.z[i];
+                }
+                self.it.merit = trial;
+                if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
+                    return Some(Status::Converged);
+                }
+                if self.memory.len() >= settings.nms_memory {
+                    self.memory.remove(0);
+                }
+                self.memory.push(self.it.merit);
+                self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
+                if self.it.eps < 1e-14 {
+                    self.it.eps = PLANS[self.it.plan].proximal_floor;
+                }
+                if self.it.merit < self.it.best_merit {
+                    self.it.best_merit = self.it.merit;
+                    self.it.since_best = 0;
+                    self.it.monotone = PLANS[self.it.plan].monotone;
+                    self.xb.copy_from_slice(&self.x);
+                    self.zb.copy_from_slice(&self.z);
+                    self.fb.copy_from_slice(&self.f);
+                } else {
+                    self.it.since_best += 1;
+                    if self.it.since_best > settings.watchdog_steps {
+                        self.restore_checkpoint();
+                        self.it.merit = self.it.best_merit;
+                        self.it.since_best = 0;
+                        self.it.monotone = true;
+                        self.memory.clear();
+                        self.memory.push(self.it.merit);
+                    }
+                }
+            }
+            None => {
+                let at_checkpoint = self.it.merit <= self.it.best_merit;
+                if !at_checkpoint {
+                    self.restore_checkpoint();
+                    self.it.merit = self.it.best_merit;
+                    self.it.since_best = 0;
+                    self.it.monotone = true;
+                    self.memory.clear();
+                    self.memory.push(self.it.merit);
+                } else {
+                    // Same point: a stronger proximal term changes the path.
+                    let next = (settings.proximal_initial * self.it.merit.min(1.0))
+                        .max(self.it.eps * 10.0)
+                        .max(1e-10);
+                    if next > settings.proximal_max {
+                        self.restore_checkpoint();
+                        return Some(Status::Stalled);
+                    }
+                    self.it.eps = next;
+                    self.it.monotone = true;
+                    self.it.need_jacobian = false;
+                }
+            }
+        }
+            None
+    }
+
+    /// Restores the checkpoint into the current iterate.
+    fn restore_checkpoint(&mut self) {
+        self.x.copy_from_slice(&self.xb);
+        self.z.copy_from_slice(&self.zb);
+        self.f.copy_from_slice(&self.fb);
+        for i in 0..self.n {
+            self.r[i] = self.f[i] + self.x[i] - self.z[i];
+        }
+    }
+
+    /// Writes into `xt` the first point of the recorded path whose parameter `t = 1 − s`
+    /// equals `tau` (the path starts at `t = 0`, so such a point exists for `tau ≤ max t`).
+    fn path_point(&mut self, tau: f64) {
+        let n = self.n;
+        let s = &self.pivoter.path_s;
+        let xs = &self.pivoter.path_x;
+        let mut k = 0;
+        while k + 1 < s.len() {
+            let (t0, t1) = (1.0 - s[k], 1.0 - s[k + 1]);
+            if t1 >= tau && t0 <= tau {
+                let lam = if t1 > t0 { (tau - t0) / (t1 - t0) } else { 1.0 };
+                for i in 0..n {
+                    let a = xs[k * n + i];
+                    let b = xs[(k + 1) * n + i];
+                    self.xt[i] = a + lam * (b - a);
+                }
+                return;
+            }
+            k += 1;
+        }
+        // tau beyond every breakpoint (cannot happen for tau ≤ t_end): take the last point.
+        let k = s.len() - 1;
+        self.xt.copy_from_slice(&xs[k * n..(k + 1) * n]);
+    }
+
+    /// Projected-Newton crash: guesses the active set from `z − F(z)`, fixes those variables at
+    /// their bounds and takes a damped Newton step in the rest, until the guess changes by at
+    /// most `crash_nbchange_limit` variables. `Some(status)` ends the solve.
+    fn crash<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Option<Status> {
+        let n = self.n;
+        let mut merit = self.natural_norm2(false);
+        for it in 0..settings.crash_iteration_limit {
+            if report.major_iterations >= settings.major_iteration_limit {
+                return None;
+            }
+            // Active-set guess: -1 at lower, 1 at upper, 0 free.
+            let mut changes = 0;
+            for i in 0..n {
+                let (l, u) = (self.lower[i], self.upper[i]);
+                let y = self.z[i] - self.f[i];
+                let a = if l == u || y <= l {
+                    -1
+                } else if y >= u {
+                    1
+                } else {
+                    0
+                };
+                if a != self.active[i] {
+                    changes += 1;
+                }
+                self.active[i] = a;
+            }
+            if it > 0 && changes <= settings.crash_nbchange_limit {
+                return None;
+            }
+            report.major_iterations += 1;
+            report.crash_iterations += 1;
+            if !self.eval_j(problem, report) {
+                return Some(Status::NonFiniteFunction);
+            }
+            // Newton on the free variables; active ones move to their bound.
+            self.free.clear();
+            for i in 0..n {
+                if self.active[i] == 0 {
+                    self.free.push(i);
+                    self.dir[i] = 0.0;
+                } else {
+                    let b = if self.active[i] < 0 {
+                        self.lower[i]
+                    } else {
+                        self.upper[i]
+                    };
+                    self.dir[i] = b - self.z[i];
+                }
+            }
+            let nf = self.free.len();
+            {
+                let buf = self.lu.buffer(nf);
+                for (c, &j) in self.free.iter().enumerate() {
+                    for (r, &i) in self.free.iter().enumerate() {
+                        buf[c * nf + r] = self.jac[(i, j)];
+                    }
+                }
+            }
+            if !self.lu.factor() {
+                return None;
+            }
+            // rhs_F = −F_F − J_{F,A} d_A, solved in place in `ft` (scratch).
+            for (r, &i) in self.free.iter().enumerate() {
+                let mut v = -self.f[i];
+                for j in 0..n {
+                    if self.active[j] != 0 {
+                        v -= self.jac[(i, j)] * self.dir[j];
+                    }
+                }
+                self.ft[r] = v;
+            }
+            self.lu.solve(&mut self.ft[..nf]);
+            for (r, &i) in self.free.iter().enumerate() {
+                self.dir[i] = self.ft[r];
+            }
+            // Damped projected step on the natural residual.
+            let mut alpha = 1.0;
+            let mut accepted = false;
+            while alpha >= 1.0 / 64.0 {
+                for i in 0..n {
+                    self.zt[i] = self.z[i] + alpha * self.dir[i];
+                }
+                project(&mut self.zt, &self.lower, &self.upper);
+                if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
+                    let trial = self.natural_norm2(true);
+                    if trial <= (1.0 - settings.sufficient_decrease * alpha) * merit {
+                        std::mem::swap(&mut self.z, &mut self.zt);
+                        std::mem::swap(&mut self.f, &mut self.ft);
+                        merit = trial;
+                        accepted = true;
+                        break;
+                    }
+                }
+                alpha *= 0.5;
+            }
+            if !accepted {
+                return None;
+            }
+            if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
+                return Some(Status::Converged);
+            }
+        }
+        None
+    }
+
+    /// Euclidean norm of the natural residual at (z, f) or, with `trial`, at (zt, ft).
+    fn natural_norm2(&self, trial: bool) -> f64 {
+        let (z, f) = if trial {
+            (&self.zt, &self.ft)
+        } else {
+            (&self.z, &self.f)
+        };
+        let mut s = 0.0;
+        for i in 0..self.n {
+            let p = (z[i] - f[i]).max(self.lower[i]).min(self.upper[i]);
+            s += (z[i] - p) * (z[i] - p);
+        }
+        s.sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::{ClosureMcp, LinearMcp};
+
+    fn kojima_shindo() -> impl McpProblem {
+        ClosureMcp::ncp(
+            4,
+            |z: &[f64], f: &mut [f64]| {
+                f[0] =
+                    3.0 * z[0] * z[0] + 2.0 * z[0] * z[1] + 2.0 * z[1] * z[1] + z[2] + 3.0 * z[3]
+                        - 6.0;
+                f[1] = 2.0 * z[0] * z[0] + z[0] + z[1] * z[1] + 3.0 * z[2] + 2.0 * z[3] - 2.0;
+                f[2] =
+                    3.0 * z[0] * z[0] + z[0] * z[1] + 2.0 * z[1] * z[1] + 2.0 * z[2] + 3.0 * z[3]
+                        - 1.0;
+                f[3] = z[0] * z[0] + 3.0 * z[1] * z[1] + 2.0 * z[2] + 3.0 * z[3] - 3.0;
+            },
+            |z: &[f64], j: &mut DMatrix<f64>| {
+                let (a, b) = (z[0], z[1]);
+                let rows = [
+                    [6.0 * a + 2.0 * b, 2.0 * a + 4.0 * b, 1.0, 3.0],
+                    [4.0 * a + 1.0, 2.0 * b, 3.0, 2.0],
+                    [6.0 * a + b, a + 4.0 * b, 2.0, 3.0],
+                    [2.0 * a, 6.0 * b, 2.0, 3.0],
+                ];
+                for i in 0..4 {
+                    for k in 0..4 {
+                        j[(i, k)] = rows[i][k];
+                    }
+                }
+            },
+        )
+    }
+
+    #[test]
+    fn kojima_shindo_from_standard_starts() {
+        let mut p = kojima_shindo();
+        // The Jacobian is exact: central differences agree to rounding (~1e-9 here).
+        assert!(crate::mcp::jacobian_check(&mut p, &[0.3, 0.7, 1.1, 0.2], 1e-6) < 1e-7);
+        for start in [[0.0; 4], [1.0; 4]] {
+            let mut z = start;
+            let r = PathSolver::default().solve(&mut p, &mut z, 1e-10, &PathSettings::default());
+            assert!(r.converged(), "start {start:?}: {r}");
+            assert!(r.residual <= 1e-10);
+        }
+    }
+
+    #[test]
+    fn linear_box_mcp_is_solved_in_one_newton_step() {
+        let m = DMatrix::from_row_slice(3, 3, &[4.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 2.0]);
+        let mut p = LinearMcp {
+            m,
+            q: vec![-1.0, -10.0, 8.0],
+            lower: vec![f64::NEG_INFINITY, 0.0, -1.0],
+            upper: vec![f64::INFINITY, 1.0, 2.0],
+        };
+        let mut z = [0.0; 3];
+        let r = PathSolver::default().solve(&mut p, &mut z, 1e-12, &PathSettings::default());
+        assert!(r.converged(), "{r}");
+        assert!(
+            (z[1] - 1.0).abs() < 1e-12 && (z[2] + 1.0).abs() < 1e-12,
+            "{z:?}"
+        );
+    }
+
+    #[test]
+    fn nan_start_and_nan_function_are_reported() {
+        let mut p = kojima_shindo();
+        let mut z = [f64::NAN, 0.0, 0.0, 0.0];
+        let r = PathSolver::default().solve(&mut p, &mut z, 1e-10, &PathSettings::default());
+        assert_eq!(r.status, Status::NonFiniteInput);
+        let mut q = ClosureMcp::ncp(
+            1,
+            |_z: &[f64], f: &mut [f64]| f[0] = f64::NAN,
+            |_z: &[f64], j: &mut DMatrix<f64>| j[(0, 0)] = 1.0,
+        );
+        let mut z = [1.0];
+        let r = PathSolver::default().solve(&mut q, &mut z, 1e-10, &PathSettings::default());
+        assert_eq!(r.status, Status::NonFiniteFunction);
+    }
+
+    #[test]
+    fn unsolvable_ncp_is_not_reported_converged() {
+        // F(z) = −1 − z < 0 for every z ≥ 0: no solution.
+        let mut p = ClosureMcp::ncp(
+            1,
+            |z: &[f64], f: &mut [f64]| f[0] = -1.0 - z[0],
+            |_z: &[f64], j: &mut DMatrix<f64>| j[(0, 0)] = -1.0,
+        );
+        let mut z = [0.5];
+        let r = PathSolver::default().solve(&mut p, &mut z, 1e-10, &PathSettings::default());
+        assert!(!r.converged(), "{r}");
     }
 }

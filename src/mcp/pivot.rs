@@ -1,1 +1,581 @@
-//! Complementary pivoting engine.
+//! The complementary pivoting engine shared by Lemke's method and the path search.
+//!
+//! It traces, for the affine MCP with matrix `M`, vector `q`, box `[l, u]` and covering vector
+//! `d`, the solutions of
+//!
+//! ```text
+//! w = M z + q + s d,   l ≤ z ≤ u,   w_i ≥ 0 if z_i = l_i,  w_i ≤ 0 if z_i = u_i,  w_i = 0 inside,
+//! ```
+//!
+//! as `s` is driven from a starting value `s0` (where a solution is known) down to `0`, where
+//! the solution solves the affine MCP. In the normal-map variable `x = z − w` the solution set is a
+//! piecewise-linear path; every breakpoint is a pivot. Lemke's method is the case `z = l`,
+//! `d > 0`; PATH's Newton path is the case `s0 = 1`, `d = −r`, starting from the current
+//! iterate (`t = 1 − s` is Ralph's path parameter).
+//!
+//! Equations `M z − w + s d = −q` with a basis of `n` of the `2n + 1` columns (`M_{:,i}` for
+//! `z_i`, `−e_i` for `w_i`, `d` for `s`); nonbasic `z_i` sit at a bound, nonbasic `w_i` at zero.
+//! The basis is kept as a dense LU of the starting basis times product-form eta updates, and
+//! refactorised every `REFACTOR` pivots. Degenerate ties in the ratio test are broken by the
+//! lexicographic rule (Cottle, Pang & Stone, sec. 4.9) with the right-hand side perturbed by
+//! `B₀ P (ε, ε², …)ᵀ`, where `B₀` is the starting basis and `P` the sign that moves each starting
+//! basic variable into the interior of its bounds, so that the start is lexicographically
+//! feasible.
+
+use super::dense::Lu;
+use nalgebra::DMatrix;
+
+const NONE: usize = usize::MAX;
+/// Etas kept before the basis is refactorised from scratch.
+const REFACTOR: usize = 40;
+/// A rate (pivot element) below this fraction of the largest one counts as zero.
+const PIVOT_TOL: f64 = 1e-11;
+
+/// A variable of the pivoting scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Var {
+    Z(usize),
+    W(usize),
+    S,
+}
+
+/// The starting state of index `i`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// `z_i` basic (between or on its bounds), `w_i = 0`.
+    Basic,
+    /// `z_i = l_i` nonbasic, `w_i` basic.
+    AtLower,
+    /// `z_i = u_i` nonbasic, `w_i` basic.
+    AtUpper,
+}
+
+/// How a trace ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// `s` reached zero: `z`, `w` solve the affine MCP.
+    Solved,
+    /// The entering variable could increase without bound (secondary ray).
+    Ray,
+    /// The pivot limit was reached.
+    PivotLimit,
+    /// The basis became numerically singular.
+    Singular,
+}
+
+/// The workspace of the pivoting engine; reused between traces.
+#[derive(Debug, Default)]
+pub(crate) struct Pivoter {
+    n: usize,
+    basis: Vec<Var>,
+    zpos: Vec<usize>,
+    wpos: Vec<usize>,
+    /// For a nonbasic `z_i`: true at the upper bound, false at the lower.
+    at_upper: Vec<bool>,
+    spos: usize,
+    s_nonbasic: f64,
+    beta: Vec<f64>,
+    lu: Lu,
+    eta: Vec<f64>,
+    eta_pos: Vec<usize>,
+    basis0: Vec<Var>,
+    sign0: Vec<f64>,
+    col: Vec<f64>,
+    delta: Vec<f64>,
+    rhs: Vec<f64>,
+    row: Vec<f64>,
+    lex_best: Vec<f64>,
+    lex_cand: Vec<f64>,
+    ties: Vec<usize>,
+    /// Solution `z` after a trace (the last point reached if it did not end `Solved`).
+    pub z: Vec<f64>,
+    /// `w = M z + q + s d` after a trace.
+    pub w: Vec<f64>,
+    /// The value of `s` at the end of the trace.
+    pub s: f64,
+    /// Pivots of the last trace (bound flips included).
+    pub pivots: usize,
+    /// Breakpoints of the path in `x = z − w`, `n` values each, starting point first.
+    pub path_x: Vec<f64>,
+    /// The value of `s` at each breakpoint.
+    pub path_s: Vec<f64>,
+}
+
+/// Problem data of one trace.
+pub(crate) struct Affine<'a> {
+    pub m: &'a DMatrix<f64>,
+    pub q: &'a [f64],
+    pub lower: &'a [f64],
+    pub upper: &'a [f64],
+    pub d: &'a [f64],
+}
+
+impl<'a> Affine<'a> {
+    fn column(&self, v: Var, out: &mut [f64]) {
+        match v {
+            Var::Z(j) => out.copy_from_slice(self.m.column(j).as_slice()),
+            Var::W(j) => {
+                out.fill(0.0);
+                out[j] = -1.0;
+            }
+            Var::S => out.copy_from_slice(self.d),
+        }
+    }
+}
+
+impl Pivoter {
+    fn resize(&mut self, n: usize) {
+        self.n = n;
+        for v in [
+            &mut self.beta,
+            &mut self.col,
+            &mut self.delta,
+            &mut self.rhs,
+            &mut self.row,
+            &mut self.lex_best,
+            &mut self.lex_cand,
+            &mut self.z,
+            &mut self.w,
+            &mut self.sign0,
+        ] {
+            v.resize(n, 0.0);
+        }
+        self.basis.resize(n, Var::S);
+        self.basis0.resize(n, Var::S);
+        self.zpos.resize(n, NONE);
+        self.wpos.resize(n, NONE);
+        self.at_upper.resize(n, false);
+        self.eta.clear();
+        self.eta_pos.clear();
+        self.path_x.clear();
+        self.path_s.clear();
+        self.ties.clear();
+    }
+
+    /// Bounds of a basic variable.
+    fn bounds(&self, v: Var, a: &Affine) -> (f64, f64) {
+        match v {
+            Var::Z(i) => (a.lower[i], a.upper[i]),
+            Var::W(i) => {
+                if a.lower[i] == a.upper[i] {
+                    (f64::NEG_INFINITY, f64::INFINITY)
+                } else if self.at_upper[i] {
+                    (f64::NEG_INFINITY, 0.0)
+                } else {
+                    (0.0, f64::INFINITY)
+                }
+            }
+            Var::S => (0.0, f64::INFINITY),
+        }
+    }
+
+    /// Factorises the current basis; false if singular.
+    fn factor(&mut self, a: &Affine) -> bool {
+        let n = self.n;
+        let buf = self.lu.buffer(n);
+        for (p, &v) in self.basis.iter().enumerate() {
+            a.column(v, &mut buf[p * n..(p + 1) * n]);
+        }
+        self.eta.clear();
+        self.eta_pos.clear();
+        self.lu.factor()
+    }
+
+    /// `x ← B⁻¹ x`.
+    fn ftran(&self, x: &mut [f64]) {
+        let n = self.n;
+        self.lu.solve(x);
+        for (k, &p) in self.eta_pos.iter().enumerate() {
+            let e = &self.eta[k * n..(k + 1) * n];
+            let xp = x[p] / e[p];
+            for i in 0..n {
+                x[i] -= e[i] * xp;
+            }
+            x[p] = xp;
+        }
+    }
+
+    /// `y ← B⁻ᵀ y`.
+    fn btran(&self, y: &mut [f64]) {
+        let n = self.n;
+        for (k, &p) in self.eta_pos.iter().enumerate().rev() {
+            let e = &self.eta[k * n..(k + 1) * n];
+            let mut s = y[p];
+            for i in 0..n {
+                if i != p {
+                    s -= e[i] * y[i];
+                }
+            }
+            y[p] = s / e[p];
+        }
+        self.lu.solve_transpose(y);
+    }
+
+    /// Recomputes the basic values from the nonbasic ones (after a refactorisation).
+    fn recompute_values(&mut self, a: &Affine) {
+        let n = self.n;
+        for i in 0..n {
+            self.rhs[i] = -a.q[i];
+        }
+        for j in 0..n {
+            if self.zpos[j] == NONE {
+                let zj = if self.at_upper[j] {
+                    a.upper[j]
+                } else {
+                    a.lower[j]
+                };
+                if zj != 0.0 {
+                    let c = a.m.column(j);
+                    for i in 0..n {
+                        self.rhs[i] -= c[i] * zj;
+                    }
+                }
+            }
+        }
+        if self.spos == NONE && self.s_nonbasic != 0.0 {
+            for i in 0..n {
+                self.rhs[i] -= a.d[i] * self.s_nonbasic;
+            }
+        }
+        let mut rhs = std::mem::take(&mut self.rhs);
+        self.ftran(&mut rhs);
+        self.beta.copy_from_slice(&rhs);
+        self.rhs = rhs;
+    }
+
+    /// Writes the full `z`, `w`, `s` of the current basic solution.
+    fn extract(&mut self, a: &Affine) {
+        for i in 0..self.n {
+            self.z[i] = if self.zpos[i] != NONE {
+                self.beta[self.zpos[i]]
+            } else if self.at_upper[i] {
+                a.upper[i]
+            } else {
+                a.lower[i]
+            };
+            self.w[i] = if self.wpos[i] != NONE {
+                self.beta[self.wpos[i]]
+            } else {
+                0.0
+            };
+        }
+        self.s = if self.spos != NONE {
+            self.beta[self.spos]
+        } else {
+            self.s_nonbasic
+        };
+    }
+
+    fn record(&mut self, a: &Affine, record: bool) {
+        self.extract(a);
+        if record {
+            for i in 0..self.n {
+                self.path_x.push(self.z[i] - self.w[i]);
+            }
+            self.path_s.push(self.s);
+        }
+    }
+
+    /// The lexicographic key of basis row `p`: `sgn · (B⁻¹ B₀ P)_{p,:} / |rate|`, into `out`.
+    fn lex_row(&mut self, a: &Affine, p: usize, sgn: f64, rate: f64, out_is_best: bool) {
+        let n = self.n;
+        self.row.fill(0.0);
+        self.row[p] = 1.0;
+        let mut row = std::mem::take(&mut self.row);
+        self.btran(&mut row);
+        let mut col = std::mem::take(&mut self.col);
+        let scale = sgn / rate.abs();
+        for j in 0..n {
+            // (B₀ᵀ y)_j = a_{basis0[j]} · y
+            let v = match self.basis0[j] {
+                Var::Z(k) => {
+                    let c = a.m.column(k);
+                    let mut s = 0.0;
+                    for i in 0..n {
+                        s += c[i] * row[i];
+                    }
+                    s
+                }
+                Var::W(k) => -row[k],
+                Var::S => {
+                    let mut s = 0.0;
+                    for i in 0..n {
+                        s += a.d[i] * row[i];
+                    }
+                    s
+                }
+            };
+            col[j] = v * self.sign0[j] * scale;
+        }
+        if out_is_best {
+            self.lex_best.copy_from_slice(&col);
+        } else {
+            self.lex_cand.copy_from_slice(&col);
+        }
+        self.row = row;
+        self.col = col;
+    }
+
+    /// Traces the path from the known solution `(z0, w0)` at `s = s0` down to `s = 0`.
+    ///
+    /// `start[i]` says which of `z_i`, `w_i` is basic at the start; `z0`, `w0` must be
+    /// consistent with it and with `w0 = M z0 + q + s0 d`. When `record` is set the breakpoints
+    /// are kept in `path_x`, `path_s`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn trace(
+        &mut self,
+        a: &Affine,
+        s0: f64,
+        z0: &[f64],
+        w0: &[f64],
+        start: &[Start],
+        record: bool,
+        pivot_limit: usize,
+    ) -> Outcome {
+        let n = a.q.len();
+        self.resize(n);
+        self.pivots = 0;
+        self.spos = NONE;
+        self.s_nonbasic = s0;
+        for i in 0..n {
+            self.zpos[i] = NONE;
+            self.wpos[i] = NONE;
+            match start[i] {
+                Start::Basic => {
+                    self.basis[i] = Var::Z(i);
+                    self.zpos[i] = i;
+                    self.beta[i] = z0[i];
+                    self.sign0[i] = if z0[i] >= a.upper[i] { -1.0 } else { 1.0 };
+                    self.at_upper[i] = false;
+                }
+                Start::AtLower | Start::AtUpper => {
+                    let up = start[i] == Start::AtUpper;
+                    self.basis[i] = Var::W(i);
+                    self.wpos[i] = i;
+                    self.beta[i] = w0[i];
+                    self.at_upper[i] = up;
+                    self.sign0[i] = if up { -1.0 } else { 1.0 };
+                }
+            }
+        }
+        self.basis0.copy_from_slice(&self.basis);
+        if !self.factor(a) {
+            self.record(a, false);
+            return Outcome::Singular;
+        }
+        self.record(a, record);
+
+        let mut entering = Var::S;
+        let mut dir = -1.0f64;
+        loop {
+            if self.pivots >= pivot_limit {
+                self.extract(a);
+                return Outcome::PivotLimit;
+            }
+            let mut delta = std::mem::take(&mut self.delta);
+            a.column(entering, &mut delta);
+            self.ftran(&mut delta);
+            let dmax = delta.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            if !dmax.is_finite() {
+                self.delta = delta;
+                self.extract(a);
+                return Outcome::Singular;
+            }
+            let tol = PIVOT_TOL * dmax.max(1e-300);
+
+            // The entering variable's own bound (a bound flip for z, s reaching 0).
+            let own = match entering {
+                Var::Z(j) => a.upper[j] - a.lower[j],
+                Var::W(_) => f64::INFINITY,
+                Var::S => {
+                    if dir < 0.0 {
+                        self.s_nonbasic
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+            };
+            // Ratio test.
+            let mut theta = own;
+            for p in 0..n {
+                let rate = -dir * delta[p];
+                if rate.abs() <= tol {
+                    continue;
+                }
+                let (lo, hi) = self.bounds(self.basis[p], a);
+                let t = if rate < 0.0 {
+                    if lo == f64::NEG_INFINITY {
+                        continue;
+                    }
+                    (self.beta[p] - lo).max(0.0) / -rate
+                } else {
+                    if hi == f64::INFINITY {
+                        continue;
+                    }
+                    (hi - self.beta[p]).max(0.0) / rate
+                };
+                if t < theta {
+                    theta = t;
+                }
+            }
+            if theta == f64::INFINITY {
+                self.delta = delta;
+                self.extract(a);
+                return Outcome::Ray;
+            }
+            let tie = 1e-11 * theta.max(1.0);
+            self.ties.clear();
+            let mut s_blocks = false;
+            for p in 0..n {
+                let rate = -dir * delta[p];
+                if rate.abs() <= tol {
+                    continue;
+                }
+                let (lo, hi) = self.bounds(self.basis[p], a);
+                let t = if rate < 0.0 && lo > f64::NEG_INFINITY {
+                    (self.beta[p] - lo).max(0.0) / -rate
+                } else if rate > 0.0 && hi < f64::INFINITY {
+                    (hi - self.beta[p]).max(0.0) / rate
+                } else {
+                    continue;
+                };
+                if t <= theta + tie {
+                    if self.basis[p] == Var::S {
+                        s_blocks = true;
+                    }
+                    self.ties.push(p);
+                }
+            }
+            let own_blocks = own <= theta + tie;
+
+            // Choose the leaving position (NONE: the entering variable's own bound).
+            let leave = if own_blocks && entering == Var::S {
+                NONE
+            } else if s_blocks {
+                self.spos
+            } else if own_blocks || self.ties.is_empty() {
+                NONE
+            } else if self.ties.len() == 1 {
+                self.ties[0]
+            } else {
+                let ties = std::mem::take(&mut self.ties);
+                let mut best = ties[0];
+                let sgn = |r: f64| if r < 0.0 { 1.0 } else { -1.0 };
+                self.lex_row(a, best, sgn(-dir * delta[best]), -dir * delta[best], true);
+                for &p in &ties[1..] {
+                    let rate = -dir * delta[p];
+                    self.lex_row(a, p, sgn(rate), rate, false);
+                    for j in 0..n {
+                        let (c, b) = (self.lex_cand[j], self.lex_best[j]);
+                        let scale = 1e-9 * c.abs().max(b.abs()).max(1e-12);
+                        if c < b - scale {
+                            best = p;
+                            self.lex_best.copy_from_slice(&self.lex_cand);
+                            break;
+                        } else if c > b + scale {
+                            break;
+                        }
+                    }
+                }
+                self.ties = ties;
+                best
+            };
+            let theta = if leave == NONE {
+                own
+            } else {
+                let p = leave;
+                let rate = -dir * delta[p];
+                let (lo, hi) = self.bounds(self.basis[p], a);
+                if rate < 0.0 {
+                    (self.beta[p] - lo).max(0.0) / -rate
+                } else {
+                    (hi - self.beta[p]).max(0.0) / rate
+                }
+            };
+
+            // Move.
+            for p in 0..n {
+                self.beta[p] -= dir * delta[p] * theta;
+            }
+            self.pivots += 1;
+            if leave == NONE {
+                match entering {
+                    Var::S => {
+                        self.s_nonbasic = 0.0;
+                        self.delta = delta;
+                        self.record(a, record);
+                        return Outcome::Solved;
+                    }
+                    Var::Z(j) => {
+                        // Bound flip: z_j crosses its box; w_j enters on the other side.
+                        self.at_upper[j] = dir > 0.0;
+                        entering = Var::W(j);
+                        dir = if self.at_upper[j] { -1.0 } else { 1.0 };
+                        self.delta = delta;
+                        self.record(a, record);
+                        continue;
+                    }
+                    Var::W(_) => unreachable!("w has no own bound"),
+                }
+            }
+            let p = leave;
+            let leaving = self.basis[p];
+            let hit_upper = -dir * delta[p] > 0.0;
+            let entering_value = match entering {
+                Var::Z(j) => {
+                    if dir > 0.0 {
+                        a.lower[j] + theta
+                    } else {
+                        a.upper[j] - theta
+                    }
+                }
+                Var::W(_) => dir * theta,
+                Var::S => self.s_nonbasic + dir * theta,
+            };
+            // Eta update: column p of the basis becomes the entering column.
+            if delta[p].abs() <= tol {
+                self.delta = delta;
+                self.extract(a);
+                return Outcome::Singular;
+            }
+            self.eta.extend_from_slice(&delta);
+            self.eta_pos.push(p);
+            self.delta = delta;
+            self.basis[p] = entering;
+            self.beta[p] = entering_value;
+            match entering {
+                Var::Z(j) => self.zpos[j] = p,
+                Var::W(j) => self.wpos[j] = p,
+                Var::S => self.spos = p,
+            }
+            // The leaving variable becomes nonbasic at the bound it hit; its complement enters.
+            match leaving {
+                Var::S => {
+                    self.spos = NONE;
+                    self.s_nonbasic = 0.0;
+                    self.record(a, record);
+                    return Outcome::Solved;
+                }
+                Var::Z(i) => {
+                    self.zpos[i] = NONE;
+                    self.at_upper[i] = hit_upper;
+                    entering = Var::W(i);
+                    dir = if hit_upper { -1.0 } else { 1.0 };
+                }
+                Var::W(i) => {
+                    self.wpos[i] = NONE;
+                    entering = Var::Z(i);
+                    dir = if self.at_upper[i] { -1.0 } else { 1.0 };
+                }
+            }
+            if self.eta_pos.len() >= REFACTOR.max(n) {
+                if !self.factor(a) {
+                    self.extract(a);
+                    return Outcome::Singular;
+                }
+                self.recompute_values(a);
+            }
+            self.record(a, record);
+        }
+    }
+}
