@@ -13,6 +13,8 @@
 //!   `∇²f_w = R ∇²f_b Rᵀ` and the pose derivatives `∂f_w/∂c = −∇f_w`,
 //!   `∂f_w/∂δθ = −(p − c) × ∇f_w`, `∂∇f_w/∂c = −∇²f_w`,
 //!   `∂∇f_w/∂δθ = M_{∇f_w} − ∇²f_w M_{p−c}` (derivation in the module docs).
+//! * [`proximity`](mod@proximity): closest points, distance, common normal and contact state of two convex
+//!   parts, from the KKT conditions (eq. 24–27) solved with [`crate::mcp::solve`].
 //! * [`error`]: [`GeometryError`], naming the shape and the parameter.
 
 pub mod body;
@@ -21,11 +23,14 @@ pub mod implicit;
 pub mod part;
 pub mod pose;
 pub mod primitives;
+pub mod proximity;
 pub mod space;
 pub mod world;
 
 #[cfg(test)]
 mod derivative_tests;
+#[cfg(test)]
+mod proximity_tests;
 #[cfg(test)]
 mod validation_tests;
 
@@ -38,5 +43,6 @@ pub use primitives::{
     Ball, Circle, Ellipse, Ellipsoid, HalfSpace, InfiniteCylinder, Sphere, Superellipse,
     Superellipsoid,
 };
+pub use proximity::{ContactState, Proximity, ProximityError, ProximitySettings, proximity};
 pub use space::{Planar, Space, Spatial};
 pub use world::{WorldEval, to_parent, world_eval, world_eval_with_pose_derivatives, world_value};
