@@ -218,7 +218,7 @@ impl PathSolver {
     ) -> bool {
         report.jacobian_evaluations += 1;
         problem.jacobian(&self.z, &mut self.jac);
-        self.jac.iter().all(|v| v.is_finite())
+        self.jac.as_slice().iter().all(|v| v.is_finite())
     }
 
     /// Sets `x` from `z` (with `F(z)` known) so that `π(x) = z`, and `r = F_B(x)`.
@@ -427,16 +427,19 @@ impl PathSolver {
         self.it.need_jacobian = true;
         // Linearise with proximal perturbation ε and trace the Newton path.
         let t_end = loop {
-            self.m.copy_from(&self.jac);
+            self.m.as_mut_slice().copy_from_slice(self.jac.as_slice());
             for i in 0..n {
                 self.m[(i, i)] += self.it.eps;
             }
-            for i in 0..n {
-                let mut mz = 0.0;
-                for j in 0..n {
-                    mz += self.m[(i, j)] * self.z[j];
+            // q = F(z) − M z, column by column.
+            self.q.copy_from_slice(&self.f);
+            for (j, col) in self.m.as_slice().chunks_exact(n).enumerate() {
+                let zj = self.z[j];
+                for (qi, &mij) in self.q.iter_mut().zip(col) {
+                    *qi -= mij * zj;
                 }
-                self.q[i] = self.f[i] - mz;
+            }
+            for i in 0..n {
                 self.d[i] = -self.r[i];
                 let (l, u, xi) = (self.lower[i], self.upper[i], self.x[i]);
                 self.w0[i] = self.z[i] - xi;
@@ -685,23 +688,31 @@ impl PathSolver {
             {
                 let buf = self.lu.buffer(nf);
                 for (c, &j) in self.free.iter().enumerate() {
-                    for (r, &i) in self.free.iter().enumerate() {
-                        buf[c * nf + r] = self.jac[(i, j)];
+                    let col = self.jac.column(j);
+                    let col = col.as_slice();
+                    for (b, &i) in buf[c * nf..(c + 1) * nf].iter_mut().zip(&self.free) {
+                        *b = col[i];
                     }
                 }
             }
             if !self.lu.factor() {
                 return None;
             }
-            // rhs_F = −F_F − J_{F,A} d_A, solved in place in `ft` (scratch).
-            for (r, &i) in self.free.iter().enumerate() {
-                let mut v = -self.f[i];
-                for j in 0..n {
-                    if self.active[j] != 0 {
-                        v -= self.jac[(i, j)] * self.dir[j];
+            // rhs = −F − J_{:,A} d_A over all rows (column by column); the free rows are gathered
+            // into `ft` (scratch) and solved in place.
+            for i in 0..n {
+                self.zt[i] = -self.f[i];
+            }
+            for j in 0..n {
+                if self.active[j] != 0 {
+                    let dj = self.dir[j];
+                    for (v, &jij) in self.zt.iter_mut().zip(&self.jac.as_slice()[j * n..(j + 1) * n]) {
+                        *v -= jij * dj;
                     }
                 }
-                self.ft[r] = v;
+            }
+            for (r, &i) in self.free.iter().enumerate() {
+                self.ft[r] = self.zt[i];
             }
             self.lu.solve(&mut self.ft[..nf]);
             for (r, &i) in self.free.iter().enumerate() {

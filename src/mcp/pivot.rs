@@ -113,7 +113,10 @@ pub(crate) struct Affine<'a> {
 impl<'a> Affine<'a> {
     fn column(&self, v: Var, out: &mut [f64]) {
         match v {
-            Var::Z(j) => out.copy_from_slice(self.m.column(j).as_slice()),
+            Var::Z(j) => {
+                let n = out.len();
+                out.copy_from_slice(&self.m.as_slice()[j * n..(j + 1) * n])
+            }
             Var::W(j) => {
                 out.fill(0.0);
                 out[j] = -1.0;
@@ -188,8 +191,8 @@ impl Pivoter {
         for (k, &p) in self.eta_pos.iter().enumerate() {
             let e = &self.eta[k * n..(k + 1) * n];
             let xp = x[p] / e[p];
-            for i in 0..n {
-                x[i] -= e[i] * xp;
+            for (xi, &ei) in x.iter_mut().zip(e) {
+                *xi -= ei * xp;
             }
             x[p] = xp;
         }
