@@ -7,9 +7,12 @@
 //! Modules:
 //! * [`mcp`]: physics-free complementarity solvers (path search, Fischer–Burmeister Newton,
 //!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
+//! * [`geometry`]: physics-free convex implicit shapes (2D and 3D), bodies as unions of
+//!   intersections, world-frame evaluation with pose derivatives, proximity queries.
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
 #![allow(clippy::needless_range_loop)]
 
+pub mod geometry;
 pub mod mcp;

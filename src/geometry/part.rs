@@ -1,0 +1,192 @@
+//! Convex parts: intersections of convex implicit functions (paper §4.3).
+//!
+//! A part is `{ξ : fᵢ(ξ) ≤ 0, i = 1…m}`, each `fᵢ` a [`Placed`] function (a primitive with its
+//! own placement in the body frame). The intersection of convex sets is convex, and each `fᵢ`
+//! stays `C²`; the corners where several `fᵢ = 0` meet carry a normal cone, not a normal, which
+//! the contact formulation handles with one multiplier per function (eq. 28–31). By Remark 2 the
+//! functions may mix representations (polyhedral and curved) freely.
+//!
+//! The value `maxᵢ fᵢ` returned by [`ConvexPart::value`] is only continuous; use it to classify
+//! points, never inside a Newton iteration.
+
+use super::error::GeometryError;
+use super::implicit::{ImplicitFn, Placed};
+use super::pose::Pose;
+use super::space::Space;
+use super::world::{self, WorldEval};
+
+/// An intersection of placed convex implicit functions: one convex piece of a body.
+#[derive(Debug, Clone)]
+pub struct ConvexPart<S: Space> {
+    name: String,
+    functions: Vec<Placed<S>>,
+    interior: Option<S::Vector>,
+    radius: Option<f64>,
+}
+
+impl<S: Space> ConvexPart<S> {
+    /// The intersection of `functions`, named `name` in messages. Validates every function
+    /// (errors are prefixed with `name/`). If a point strictly inside every function is found
+    /// among the functions' own interior points and their mean, it is kept as
+    /// [`interior_point`](Self::interior_point); if every function knows an interior point and
+    /// none of these candidates is inside all, the part is reported as (probably) empty — supply
+    /// a point with [`with_interior_point`](Self::with_interior_point) to override.
+    pub fn new(name: &str, functions: Vec<Placed<S>>) -> Result<Self, GeometryError> {
+        if functions.is_empty() {
+            return Err(GeometryError::parameter(
+                name,
+                "functions",
+                "a convex part needs at least one function",
+            ));
+        }
+        for (i, f) in functions.iter().enumerate() {
+            f.validate()
+                .map_err(|e| e.within(&format!("{name}/function[{i}]")))?;
+        }
+        let mut part = Self {
+            name: name.to_string(),
+            functions,
+            interior: None,
+            radius: None,
+        };
+        let points: Vec<S::Vector> = part
+            .functions
+            .iter()
+            .filter_map(|f| f.interior_point())
+            .collect();
+        let mut candidates = points.clone();
+        if !points.is_empty() {
+            let mut mean = S::zero_vector();
+            for p in &points {
+                mean += *p;
+            }
+            candidates.push(mean * (1.0 / points.len() as f64));
+        }
+        part.interior = candidates.into_iter().find(|p| part.value(p) < 0.0);
+        if part.interior.is_none()
+            && points.len() == part.functions.len()
+            && part.functions.len() > 1
+        {
+            return Err(GeometryError::empty(
+                name,
+                "no function's interior point (nor their mean) lies inside all functions; \
+                 give one with ConvexPart::with_interior_point if the part is not empty",
+            ));
+        }
+        part.update_radius();
+        Ok(part)
+    }
+
+    /// A part made of one function at the body origin.
+    pub fn single(
+        name: &str,
+        function: impl ImplicitFn<S> + 'static,
+    ) -> Result<Self, GeometryError> {
+        Self::new(name, vec![Placed::at_origin(function)])
+    }
+
+    /// Sets the interior point; fails (naming the part) unless every function is `< 0` there.
+    pub fn with_interior_point(mut self, point: S::Vector) -> Result<Self, GeometryError> {
+        let v = self.value(&point);
+        if v.is_nan() || v >= 0.0 {
+            return Err(GeometryError::empty(
+                &self.name,
+                format!("the given interior point {point:?} is not inside (max fᵢ = {v})"),
+            ));
+        }
+        self.interior = Some(point);
+        self.update_radius();
+        Ok(self)
+    }
+
+    /// The same part, every function moved by `placement` (applied after its own placement).
+    pub fn placed(mut self, placement: &Pose<S>) -> Self {
+        for f in &mut self.functions {
+            f.placement = placement.compose(&f.placement);
+        }
+        self.interior = self.interior.map(|p| placement.transform_point(&p));
+        self
+    }
+
+    pub(crate) fn set_bounds(&mut self, interior: S::Vector, radius: f64) {
+        self.interior = Some(interior);
+        self.radius = Some(radius);
+    }
+
+    fn update_radius(&mut self) {
+        // A ball about the interior point containing the smallest bounded function's ball.
+        let Some(c) = self.interior else {
+            self.radius = None;
+            return;
+        };
+        self.radius = self
+            .functions
+            .iter()
+            .filter_map(|f| Some(f.bounding_radius()? + S::norm(&(f.interior_point()? - c))))
+            .reduce(f64::min);
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The functions `fᵢ`, in the body frame.
+    pub fn functions(&self) -> &[Placed<S>] {
+        &self.functions
+    }
+
+    /// Number of functions `m`.
+    pub fn len(&self) -> usize {
+        self.functions.len()
+    }
+
+    /// Always false: a part has at least one function.
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+
+    /// A body-frame point strictly inside, if known.
+    pub fn interior_point(&self) -> Option<S::Vector> {
+        self.interior
+    }
+
+    /// Radius of a ball about [`interior_point`](Self::interior_point) containing the part, if
+    /// the part is known to be bounded.
+    pub fn bounding_radius(&self) -> Option<f64> {
+        self.radius
+    }
+
+    /// `maxᵢ fᵢ(ξ)` (body frame): `≤ 0` exactly on the part. Continuous, not smooth.
+    pub fn value(&self, xi: &S::Vector) -> f64 {
+        self.functions
+            .iter()
+            .map(|f| f.value(xi))
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// True if `ξ` (body frame) is in the closed part.
+    pub fn contains(&self, xi: &S::Vector) -> bool {
+        self.value(xi) <= 0.0
+    }
+
+    /// `maxᵢ fᵢ` at a world point for a body at `pose`.
+    pub fn world_value(&self, pose: &Pose<S>, p: &S::Vector) -> f64 {
+        self.value(&pose.inverse_transform_point(p))
+    }
+
+    /// Function `i` at a world point for a body at `pose`, with pose derivatives
+    /// (see [`world`]).
+    pub fn world_eval(&self, i: usize, pose: &Pose<S>, p: &S::Vector) -> WorldEval<S> {
+        world::world_eval_with_pose_derivatives(&self.functions[i], pose, p)
+    }
+
+    /// Re-checks every function.
+    pub fn validate(&self) -> Result<(), GeometryError> {
+        for (i, f) in self.functions.iter().enumerate() {
+            f.validate()
+                .map_err(|e| e.within(&format!("{}/function[{i}]", self.name)))?;
+        }
+        Ok(())
+    }
+}
