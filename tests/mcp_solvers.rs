@@ -1,6 +1,8 @@
 //! The MCP solvers on the reference suite and on random P-matrix LCPs: every case solved to the
 //! default tolerance, non-finite input reported, problems without solution never "converged".
 
+#![allow(clippy::needless_range_loop)] // index loops mirror w = Mz + q
+
 use implicit_contact::mcp::lemke::{Lemke, solve_lcp};
 use implicit_contact::mcp::test_problems::{random_p_lcp_with_solution, suite};
 use implicit_contact::mcp::{
