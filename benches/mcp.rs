@@ -17,9 +17,16 @@ use std::time::Duration;
 const TOL: f64 = 1e-10;
 
 fn step_like(c: &mut Criterion) {
-    let mut g = c.benchmark_group("step-like-30");
-    let mut p = StepLike::new(7);
+    for contacts in [4, 2] {
+        step_like_group(c, contacts);
+    }
+}
+
+/// `StepLike` with `contacts` contacts: n = 14 + 4·contacts (30 for the suite's four).
+fn step_like_group(c: &mut Criterion, contacts: usize) {
+    let mut p = StepLike::with_contacts(7, contacts);
     let n = p.dim();
+    let mut g = c.benchmark_group(format!("step-like-{n}"));
     let warm = p.warm_start(1e-2, 11);
     let cold = vec![0.0; n];
     for (label, start) in [("warm", &warm), ("cold", &cold)] {
@@ -27,7 +34,7 @@ fn step_like(c: &mut Criterion) {
         let settings = PathSettings::default();
         let mut z = start.clone();
         let r = path.solve(&mut p, &mut z, TOL, &settings);
-        eprintln!("step-like-30 {label} path: {r}");
+        eprintln!("step-like-{n} {label} path: {r}");
         g.bench_function(BenchmarkId::new("path", label), |b| {
             b.iter(|| {
                 z.copy_from_slice(start);
@@ -38,7 +45,7 @@ fn step_like(c: &mut Criterion) {
         let fbs = FbSettings::default();
         z.copy_from_slice(start);
         let r = fb.solve(&mut p, &mut z, TOL, &fbs);
-        eprintln!("step-like-30 {label} fb-newton: {r}");
+        eprintln!("step-like-{n} {label} fb-newton: {r}");
         g.bench_function(BenchmarkId::new("fb-newton", label), |b| {
             b.iter(|| {
                 z.copy_from_slice(start);
