@@ -227,7 +227,10 @@ impl PathSolver {
     ) -> bool {
         report.jacobian_evaluations += 1;
         problem.jacobian(&self.z, &mut self.jac);
-        self.jac.as_slice().iter().all(|v| v.is_finite())
+        self.jac
+            .as_slice()
+            .iter()
+            .fold(true, |ok, v| ok & v.is_finite())
     }
 
     /// Sets `x` from `z` (with `F(z)` known) so that `π(x) = z`, and `r = F_B(x)`.
@@ -447,13 +450,18 @@ impl PathSolver {
         self.it.need_jacobian = true;
         // Linearise with proximal perturbation ε and trace the Newton path.
         let t_end = loop {
-            self.m.as_mut_slice().copy_from_slice(self.jac.as_slice());
-            for i in 0..n {
-                self.m[(i, i)] += self.it.eps;
+            // M = J + εI (J itself when ε = 0, saving the copy).
+            let proximal = self.it.eps != 0.0;
+            if proximal {
+                self.m.as_mut_slice().copy_from_slice(self.jac.as_slice());
+                for i in 0..n {
+                    self.m[(i, i)] += self.it.eps;
+                }
             }
+            let m = if proximal { &self.m } else { &self.jac };
             // q = F(z) − M z, column by column.
             self.q.copy_from_slice(&self.f);
-            for (j, col) in self.m.as_slice().chunks_exact(n).enumerate() {
+            for (j, col) in m.as_slice().chunks_exact(n).enumerate() {
                 let zj = self.z[j];
                 for (qi, &mij) in self.q.iter_mut().zip(col) {
                     *qi -= mij * zj;
@@ -472,7 +480,7 @@ impl PathSolver {
                 };
             }
             let affine = Affine {
-                m: &self.m,
+                m,
                 q: &self.q,
                 lower: &self.lower,
                 upper: &self.upper,
