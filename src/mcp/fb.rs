@@ -433,114 +433,13 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::mcp::test_problems::Josephy;
+    use crate::mcp::test_support::standard_cases;
     use crate::mcp::{ClosureMcp, DenseJacobian};
 
     const INF: f64 = f64::INFINITY;
-
-    /// 2×2 NCP with a nonlinear term; solution `(√2 − 1, 0)`.
-    pub(crate) fn ncp2() -> impl McpProblem {
-        ClosureMcp::ncp(
-            2,
-            |z: &[f64], f: &mut [f64]| {
-                f[0] = 2.0 * z[0] + z[1] + z[0] * z[0] - 1.0;
-                f[1] = z[0] + 3.0 * z[1] + 2.0;
-            },
-            |z: &[f64], j: &mut DenseJacobian| {
-                j[(0, 0)] = 2.0 + 2.0 * z[0];
-                j[(0, 1)] = 1.0;
-                j[(1, 0)] = 1.0;
-                j[(1, 1)] = 3.0;
-            },
-        )
-    }
-
-    /// Box problem: solution `z = (1, (√3 − 1)/2, −1)`: `z_0` at its upper bound with `F_0 = −3`,
-    /// `z_1` interior, `z_2` at its lower bound with `F_2 = 1`.
-    pub(crate) fn box3() -> impl McpProblem {
-        ClosureMcp::new(
-            vec![0.0, 0.0, -1.0],
-            vec![1.0, 2.0, 1.0],
-            |z: &[f64], f: &mut [f64]| {
-                f[0] = z[0] * z[0] * z[0] + z[0] - 5.0;
-                f[1] = z[1] * z[1] + z[1] + 0.5 * z[0] - 1.0;
-                f[2] = z[2] + 1.0 + z[0];
-            },
-            |z: &[f64], j: &mut DenseJacobian| {
-                j.fill(0.0);
-                j[(0, 0)] = 3.0 * z[0] * z[0] + 1.0;
-                j[(1, 0)] = 0.5;
-                j[(1, 1)] = 2.0 * z[1] + 1.0;
-                j[(2, 0)] = 1.0;
-                j[(2, 2)] = 1.0;
-            },
-        )
-        .unwrap()
-    }
-
-    /// Square system `z_0² + z_1² = 4`, `e^{z_0} + z_1 = 1` (all bounds infinite).
-    pub(crate) fn square2() -> impl McpProblem {
-        ClosureMcp::equations(
-            2,
-            |z: &[f64], f: &mut [f64]| {
-                f[0] = z[0] * z[0] + z[1] * z[1] - 4.0;
-                f[1] = z[0].exp() + z[1] - 1.0;
-            },
-            |z: &[f64], j: &mut DenseJacobian| {
-                j[(0, 0)] = 2.0 * z[0];
-                j[(0, 1)] = 2.0 * z[1];
-                j[(1, 0)] = z[0].exp();
-                j[(1, 1)] = 1.0;
-            },
-        )
-    }
-
-    /// Kojima–Shindo NCP (n = 4); solutions `(√6/2, 0, 0, 1/2)` (degenerate) and `(1, 0, 3, 0)`.
-    pub(crate) fn kojima_shindo() -> impl McpProblem {
-        ClosureMcp::ncp(
-            4,
-            |z: &[f64], f: &mut [f64]| {
-                let (a, b, c, d) = (z[0], z[1], z[2], z[3]);
-                f[0] = 3.0 * a * a + 2.0 * a * b + 2.0 * b * b + c + 3.0 * d - 6.0;
-                f[1] = 2.0 * a * a + a + b * b + 3.0 * c + 2.0 * d - 2.0;
-                f[2] = 3.0 * a * a + a * b + 2.0 * b * b + 2.0 * c + 3.0 * d - 1.0;
-                f[3] = a * a + 3.0 * b * b + 2.0 * c + 3.0 * d - 3.0;
-            },
-            |z: &[f64], j: &mut DenseJacobian| {
-                let (a, b) = (z[0], z[1]);
-                let rows = [
-                    [6.0 * a + 2.0 * b, 2.0 * a + 4.0 * b, 1.0, 3.0],
-                    [4.0 * a + 1.0, 2.0 * b, 3.0, 2.0],
-                    [6.0 * a + b, a + 4.0 * b, 2.0, 3.0],
-                    [2.0 * a, 6.0 * b, 2.0, 3.0],
-                ];
-                for (i, row) in rows.iter().enumerate() {
-                    for (k, v) in row.iter().enumerate() {
-                        j[(i, k)] = *v;
-                    }
-                }
-            },
-        )
-    }
-
-    /// NCP `0 ≤ z ⊥ −1 − z ≥ 0`: no solution (`F < 0` on the whole feasible set).
-    pub(crate) fn unsolvable() -> impl McpProblem {
-        ClosureMcp::ncp(
-            1,
-            |z: &[f64], f: &mut [f64]| f[0] = -1.0 - z[0],
-            |_z: &[f64], j: &mut DenseJacobian| j[(0, 0)] = -1.0,
-        )
-    }
-
-    /// NCP whose `F` is NaN everywhere.
-    pub(crate) fn nan_function() -> impl McpProblem {
-        ClosureMcp::ncp(
-            2,
-            |_z: &[f64], f: &mut [f64]| f.fill(f64::NAN),
-            |_z: &[f64], j: &mut DenseJacobian| j.fill(0.0),
-        )
-    }
 
     /// Small deterministic pseudo-random numbers in `[0, 1)` (xorshift).
     fn rng(state: &mut u64) -> f64 {
@@ -640,93 +539,20 @@ pub(crate) mod tests {
         }
     }
 
-    fn solve(problem: &mut dyn McpProblem, z: &mut [f64], tol: f64) -> SolveReport {
-        let mut solver = FbNewtonSolver::default();
-        solver.solve(problem, z, tol, &FbSettings::default())
-    }
-
-    /// Checks the natural residual independently of the report.
-    fn check(problem: &mut dyn McpProblem, z: &[f64], report: &SolveReport, tol: f64) {
-        assert!(report.converged(), "{report}");
-        let mut f = vec![0.0; z.len()];
-        problem.function(z, &mut f);
-        let r = natural_residual(z, &f, problem.lower_bounds(), problem.upper_bounds());
-        assert!(r <= tol && report.residual <= tol, "{r} {report}");
-        assert!(
-            report.function_evaluations > 0
-                && report.jacobian_evaluations <= report.function_evaluations
-        );
-    }
-
-    // Newton converges quadratically near these nondegenerate (or, for Kojima–Shindo, handled)
-    // solutions, so 1e-10 (the crate default tolerance) is reached with room to spare.
+    /// FB Newton converges quadratically where H is nonsingular, so the crate's default
+    /// tolerance 1e-10 is reachable on every shared case.
     const TOL: f64 = 1e-10;
 
     #[test]
-    fn solves_ncp2() {
-        let mut p = ncp2();
-        let mut z = vec![0.0, 0.0];
-        let r = solve(&mut p, &mut z, TOL);
-        check(&mut p, &z, &r, TOL);
-        assert!((z[0] - (2f64.sqrt() - 1.0)).abs() < 1e-9);
-    }
-
-    #[test]
-    fn solves_box_at_upper_bound() {
-        let mut p = box3();
-        let mut z = vec![0.5, 0.5, 0.0];
-        let r = solve(&mut p, &mut z, TOL);
-        check(&mut p, &z, &r, TOL);
-        // z_0 = u_0 and z_2 = l_2 are active; the natural residual bounds the distance.
-        assert!(
-            (z[0] - 1.0).abs() <= 1e-9 && (z[2] + 1.0).abs() <= 1e-9,
-            "{z:?}"
-        );
-    }
-
-    #[test]
-    fn solves_square_system() {
-        let mut p = square2();
-        let mut z = vec![1.0, 1.0];
-        let r = solve(&mut p, &mut z, TOL);
-        check(&mut p, &z, &r, TOL);
-    }
-
-    #[test]
-    fn solves_kojima_shindo() {
-        for start in [0.0, 1.0] {
-            let mut p = kojima_shindo();
-            let mut z = vec![start; 4];
-            let r = solve(&mut p, &mut z, TOL);
-            check(&mut p, &z, &r, TOL);
-        }
-    }
-
-    #[test]
-    fn non_finite_input_and_function() {
-        let mut p = ncp2();
-        let mut z = vec![f64::NAN, 0.0];
-        assert_eq!(solve(&mut p, &mut z, TOL).status, Status::NonFiniteInput);
-        let mut p = nan_function();
-        let mut z = vec![0.0, 0.0];
-        let r = solve(&mut p, &mut z, TOL);
-        assert_eq!(r.status, Status::NonFiniteFunction);
-    }
-
-    #[test]
-    fn unsolvable_is_not_converged() {
-        let mut p = unsolvable();
-        let mut z = vec![1.0];
-        let r = solve(&mut p, &mut z, TOL);
-        assert!(!r.converged(), "{r}");
-        // The natural residual |z − max(0, 2z + 1)| is at least 1/2 (attained at z = −1/2).
-        assert!(r.residual >= 0.5 - 1e-12, "{r}");
+    fn solves_the_shared_cases() {
+        let mut solver = FbNewtonSolver::default();
+        standard_cases(|p, z| solver.solve(p, z, TOL, &FbSettings::default()), TOL);
     }
 
     #[test]
     fn workspaces_are_reused() {
         let mut solver = FbNewtonSolver::default();
-        let mut p = kojima_shindo();
+        let mut p = Josephy::new();
         let mut z = vec![0.0; 4];
         solver.solve(&mut p, &mut z, TOL, &FbSettings::default());
         let (jac, f) = (solver.jac.as_ptr(), solver.f.capacity());

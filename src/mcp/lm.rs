@@ -230,86 +230,16 @@ impl LmSolver {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fb::tests::{box3, kojima_shindo, nan_function, ncp2, square2, unsolvable};
     use super::*;
+    use crate::mcp::test_support::standard_cases;
 
-    fn solve(problem: &mut dyn McpProblem, z: &mut [f64], tol: f64) -> SolveReport {
-        let mut solver = LmSolver::default();
-        solver.solve(problem, z, tol, &LmSettings::default())
-    }
-
-    /// Checks the natural residual independently of the report.
-    fn check(problem: &mut dyn McpProblem, z: &[f64], report: &SolveReport, tol: f64) {
-        assert!(report.converged(), "{report}");
-        let mut f = vec![0.0; z.len()];
-        problem.function(z, &mut f);
-        let r = natural_residual(z, &f, problem.lower_bounds(), problem.upper_bounds());
-        assert!(r <= tol && report.residual <= tol, "{r} {report}");
-        assert!(report.function_evaluations > 0);
-    }
-
-    // LM with λ → 0 near a solution where H is nonsingular takes Gauss–Newton (= Newton) steps,
-    // so it converges quadratically and 1e-10 (the crate default tolerance) is reachable.
+    /// LM with λ → 0 near a solution where H is nonsingular takes Gauss–Newton (= Newton) steps,
+    /// so it converges quadratically and 1e-10 (the crate default tolerance) is reachable.
     const TOL: f64 = 1e-10;
 
     #[test]
-    fn solves_ncp2() {
-        let mut p = ncp2();
-        let mut z = vec![0.0, 0.0];
-        let r = solve(&mut p, &mut z, TOL);
-        check(&mut p, &z, &r, TOL);
-    }
-
-    #[test]
-    fn solves_box_at_upper_bound() {
-        let mut p = box3();
-        let mut z = vec![0.5, 0.5, 0.0];
-        let r = solve(&mut p, &mut z, TOL);
-        check(&mut p, &z, &r, TOL);
-        // The natural residual bounds the distance of the active components from their bounds.
-        assert!(
-            (z[0] - 1.0).abs() <= 1e-9 && (z[2] + 1.0).abs() <= 1e-9,
-            "{z:?}"
-        );
-    }
-
-    #[test]
-    fn solves_square_system() {
-        let mut p = square2();
-        let mut z = vec![1.0, 1.0];
-        let r = solve(&mut p, &mut z, TOL);
-        check(&mut p, &z, &r, TOL);
-    }
-
-    #[test]
-    fn solves_kojima_shindo() {
-        for start in [0.0, 1.0] {
-            let mut p = kojima_shindo();
-            let mut z = vec![start; 4];
-            let r = solve(&mut p, &mut z, TOL);
-            check(&mut p, &z, &r, TOL);
-        }
-    }
-
-    #[test]
-    fn non_finite_input_and_function() {
-        let mut p = ncp2();
-        let mut z = vec![0.0, f64::INFINITY];
-        assert_eq!(solve(&mut p, &mut z, TOL).status, Status::NonFiniteInput);
-        let mut p = nan_function();
-        let mut z = vec![0.0, 0.0];
-        let r = solve(&mut p, &mut z, TOL);
-        assert_eq!(r.status, Status::NonFiniteFunction);
-        assert!(!r.converged());
-    }
-
-    #[test]
-    fn unsolvable_is_not_converged() {
-        let mut p = unsolvable();
-        let mut z = vec![1.0];
-        let r = solve(&mut p, &mut z, TOL);
-        assert!(!r.converged(), "{r}");
-        // The natural residual |z − max(0, 2z + 1)| is at least 1/2 (attained at z = −1/2).
-        assert!(r.residual >= 0.5 - 1e-12, "{r}");
+    fn solves_the_shared_cases() {
+        let mut solver = LmSolver::default();
+        standard_cases(|p, z| solver.solve(p, z, TOL, &LmSettings::default()), TOL);
     }
 }

@@ -28,6 +28,8 @@ mod problem;
 mod report;
 mod settings;
 pub mod test_problems;
+#[cfg(test)]
+mod test_support;
 
 pub use argmin_driver::{ArgminPath, PathState};
 pub use fb::FbNewtonSolver;

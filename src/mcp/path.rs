@@ -799,41 +799,12 @@ impl PathSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::test_problems::{Josephy, KojimaShindo};
     use crate::mcp::{ClosureMcp, LinearMcp};
 
-    fn kojima_shindo() -> impl McpProblem {
-        ClosureMcp::ncp(
-            4,
-            |z: &[f64], f: &mut [f64]| {
-                f[0] =
-                    3.0 * z[0] * z[0] + 2.0 * z[0] * z[1] + 2.0 * z[1] * z[1] + z[2] + 3.0 * z[3]
-                        - 6.0;
-                f[1] = 2.0 * z[0] * z[0] + z[0] + z[1] * z[1] + 3.0 * z[2] + 2.0 * z[3] - 2.0;
-                f[2] =
-                    3.0 * z[0] * z[0] + z[0] * z[1] + 2.0 * z[1] * z[1] + 2.0 * z[2] + 3.0 * z[3]
-                        - 1.0;
-                f[3] = z[0] * z[0] + 3.0 * z[1] * z[1] + 2.0 * z[2] + 3.0 * z[3] - 3.0;
-            },
-            |z: &[f64], j: &mut DMatrix<f64>| {
-                let (a, b) = (z[0], z[1]);
-                let rows = [
-                    [6.0 * a + 2.0 * b, 2.0 * a + 4.0 * b, 1.0, 3.0],
-                    [4.0 * a + 1.0, 2.0 * b, 3.0, 2.0],
-                    [6.0 * a + b, a + 4.0 * b, 2.0, 3.0],
-                    [2.0 * a, 6.0 * b, 2.0, 3.0],
-                ];
-                for i in 0..4 {
-                    for k in 0..4 {
-                        j[(i, k)] = rows[i][k];
-                    }
-                }
-            },
-        )
-    }
-
     #[test]
-    fn kojima_shindo_from_standard_starts() {
-        let mut p = kojima_shindo();
+    fn kojima_shindo_and_josephy_from_zero_and_ones() {
+        let mut p = KojimaShindo::new();
         // The Jacobian is exact: central differences agree to rounding (~1e-9 here).
         assert!(crate::mcp::jacobian_check(&mut p, &[0.3, 0.7, 1.1, 0.2], 1e-6) < 1e-7);
         for start in [[0.0; 4], [1.0; 4]] {
@@ -841,6 +812,14 @@ mod tests {
             let r = PathSolver::default().solve(&mut p, &mut z, 1e-10, &PathSettings::default());
             assert!(r.converged(), "start {start:?}: {r}");
             assert!(r.residual <= 1e-10);
+            let mut z = start;
+            let r = PathSolver::default().solve(
+                &mut Josephy::new(),
+                &mut z,
+                1e-10,
+                &PathSettings::default(),
+            );
+            assert!(r.converged(), "Josephy, start {start:?}: {r}");
         }
     }
 
@@ -864,7 +843,7 @@ mod tests {
 
     #[test]
     fn nan_start_and_nan_function_are_reported() {
-        let mut p = kojima_shindo();
+        let mut p = KojimaShindo::new();
         let mut z = [f64::NAN, 0.0, 0.0, 0.0];
         let r = PathSolver::default().solve(&mut p, &mut z, 1e-10, &PathSettings::default());
         assert_eq!(r.status, Status::NonFiniteInput);
