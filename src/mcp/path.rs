@@ -585,24 +585,14 @@ impl PathSolver {
                 } else {
                     self.it.since_best += 1;
                     if self.it.since_best > settings.watchdog_steps {
-                        self.restore_checkpoint();
-                        self.it.merit = self.it.best_merit;
-                        self.it.since_best = 0;
-                        self.it.monotone = true;
-                        self.memory.clear();
-                        self.memory.push(self.it.merit);
+                        self.watchdog_return();
                     }
                 }
             }
             None => {
                 let at_checkpoint = self.it.merit <= self.it.best_merit;
                 if !at_checkpoint {
-                    self.restore_checkpoint();
-                    self.it.merit = self.it.best_merit;
-                    self.it.since_best = 0;
-                    self.it.monotone = true;
-                    self.memory.clear();
-                    self.memory.push(self.it.merit);
+                    self.watchdog_return();
                 } else {
                     // Same point: a stronger proximal term changes the path.
                     let next = (settings.proximal_initial * self.it.merit.min(1.0))
@@ -619,6 +609,17 @@ impl PathSolver {
             }
         }
         None
+    }
+
+    /// The watchdog's return: back to the checkpoint (the best point), and monotone path
+    /// searches from there until it is improved on.
+    fn watchdog_return(&mut self) {
+        self.restore_checkpoint();
+        self.it.merit = self.it.best_merit;
+        self.it.since_best = 0;
+        self.it.monotone = true;
+        self.memory.clear();
+        self.memory.push(self.it.merit);
     }
 
     /// Restores the checkpoint into the current iterate.
