@@ -9,6 +9,8 @@
 //!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
 //! * [`geometry`]: physics-free convex implicit shapes (2D and 3D), bodies as unions of
 //!   intersections, world-frame evaluation with pose derivatives, proximity queries.
+//! * [`output`]: streaming writers for a run's `trajectory.csv` and `contacts.csv`, and its
+//!   `summary.json` written last and atomically; they take plain data.
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
@@ -16,3 +18,4 @@
 
 pub mod geometry;
 pub mod mcp;
+pub mod output;

@@ -1,0 +1,367 @@
+//! Streaming writers for the output of a run, physics-free: they take plain data.
+//!
+//! A run writes into `<out>/<scenario name>/` (see [`RunDir`]) three files whose columns and keys
+//! are a contract relied on by users' scripts (`ARCHITECTURE.md`, "Contract: output of a run"):
+//!
+//! * `trajectory.csv` — one row per step, the initial state as step 0, written by
+//!   [`TrajectoryWriter`] from a [`TrajectoryRow`];
+//! * `contacts.csv` — one row per step and contact, written by [`ContactsWriter`] from a
+//!   [`ContactRow`];
+//! * `summary.json` — the run's [`Summary`], accumulated step by step by a [`SummaryBuilder`].
+//!
+//! # Crash safety
+//!
+//! Rows are streamed through a buffered writer as they come; the buffer is flushed by
+//! [`TrajectoryWriter::finish`] / [`ContactsWriter::finish`] (which also `fsync` the file), on
+//! request by `flush`, and, best effort, when a writer is dropped. `summary.json` is the marker
+//! of a finished run: it is written last, and atomically ([`write_json_atomic`]: a temporary file
+//! in the same directory, synced, then renamed over the target), so a reader sees either no
+//! summary or a whole one. [`RunDir::create`] deletes the previous run's files first, so an
+//! interrupted run never leaves a summary — old or new — that looks complete next to its partial
+//! CSV files. A run that stops early writes `complete: false` with a `reason`
+//! ([`SummaryBuilder::incomplete`]).
+//!
+//! # Number format
+//!
+//! Every `f64` is printed with the shortest representation that parses back to the same bits
+//! (Rust's `{}` for magnitudes in `[1e-5, 1e16)` and zero, `{:e}` otherwise, so that tiny gaps
+//! and residuals stay short), never with fixed decimals: identical input gives byte-identical
+//! files. `NaN` prints as `NaN` and infinities as `inf` / `-inf` (Python's `float` and pandas read
+//! all three), except where a column documents an empty field.
+
+mod contacts;
+mod format;
+mod summary;
+mod trajectory;
+
+pub use contacts::{ContactMode, ContactRow, ContactsWriter, QuasiRigidImpulses};
+pub use format::format_f64;
+pub use summary::{
+    EnergySummary, IterationStats, StepStats, Summary, SummaryBuilder, TimeStats, median,
+};
+pub use trajectory::{BodyKind, BodyState, Energy, MovingBody, TrajectoryRow, TrajectoryWriter};
+
+use serde::Serialize;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// File name of the trajectory inside a run directory.
+pub const TRAJECTORY_FILE: &str = "trajectory.csv";
+/// File name of the contact table inside a run directory.
+pub const CONTACTS_FILE: &str = "contacts.csv";
+/// File name of the summary inside a run directory.
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// Trouble writing the output of a run. Every variant names the file (or field) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// An I/O operation on a file or directory failed.
+    #[error("{}: cannot {action}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done, e.g. `create the file` or `write a row`.
+        action: &'static str,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// The summary could not be serialized to JSON.
+    #[error("{}: cannot serialize to JSON: {source}", path.display())]
+    Json {
+        /// The file being written.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A row does not fit the columns the writer was created with (wrong body kind, wrong
+    /// number of coordinates, quasi-rigid data without quasi-rigid columns…).
+    #[error("{}: row of step {step} does not fit the columns: {reason}", path.display())]
+    RowShape {
+        /// The file being written.
+        path: PathBuf,
+        /// The step of the offending row.
+        step: usize,
+        /// What does not fit.
+        reason: String,
+    },
+    /// A name used to build a path or a column is unusable.
+    #[error("invalid {field} {value:?}: {reason}")]
+    InvalidName {
+        /// The field the name comes from, e.g. `scenario name` or `body name`.
+        field: &'static str,
+        /// The name as given.
+        value: String,
+        /// Why it is refused.
+        reason: String,
+    },
+}
+
+impl OutputError {
+    pub(crate) fn io(path: &Path, action: &'static str, source: io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        }
+    }
+}
+
+/// The directory of one run, `<out>/<scenario name>/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir {
+    path: PathBuf,
+}
+
+impl RunDir {
+    /// Creates `<out_dir>/<scenario_name>/` (and its parents) and deletes the output files of a
+    /// previous run there (`summary.json` first, then its temporary file, `trajectory.csv` and
+    /// `contacts.csv`), so that nothing in the directory looks like a finished run until this
+    /// run writes its summary. Other files are left alone.
+    ///
+    /// The scenario name becomes a single path component: it must not be empty, contain a path
+    /// separator (`/` or `\`), `..`, a control character, or be `.`; the error names the field.
+    pub fn create(out_dir: impl AsRef<Path>, scenario_name: &str) -> Result<Self, OutputError> {
+        validate_scenario_name(scenario_name)?;
+        let path = out_dir.as_ref().join(scenario_name);
+        fs::create_dir_all(&path)
+            .map_err(|e| OutputError::io(&path, "create the run directory", e))?;
+        let run = Self { path };
+        for stale in [
+            run.summary_path(),
+            run.summary_temp_path(),
+            run.trajectory_path(),
+            run.contacts_path(),
+        ] {
+            match fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(OutputError::io(&stale, "remove the previous run's file", e)),
+            }
+        }
+        Ok(run)
+    }
+
+    /// The run directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `<run dir>/trajectory.csv`.
+    pub fn trajectory_path(&self) -> PathBuf {
+        self.path.join(TRAJECTORY_FILE)
+    }
+
+    /// `<run dir>/contacts.csv`.
+    pub fn contacts_path(&self) -> PathBuf {
+        self.path.join(CONTACTS_FILE)
+    }
+
+    /// `<run dir>/summary.json`.
+    pub fn summary_path(&self) -> PathBuf {
+        self.path.join(SUMMARY_FILE)
+    }
+
+    fn summary_temp_path(&self) -> PathBuf {
+        temp_path_for(&self.summary_path())
+    }
+
+    /// Starts `trajectory.csv` in this directory, see [`TrajectoryWriter::create`].
+    pub fn trajectory_writer(
+        &self,
+        bodies: &[MovingBody],
+    ) -> Result<TrajectoryWriter, OutputError> {
+        TrajectoryWriter::create(self.trajectory_path(), bodies)
+    }
+
+    /// Starts `contacts.csv` in this directory, see [`ContactsWriter::create`].
+    pub fn contacts_writer(
+        &self,
+        kind: BodyKind,
+        quasi_rigid: bool,
+    ) -> Result<ContactsWriter, OutputError> {
+        ContactsWriter::create(self.contacts_path(), kind, quasi_rigid)
+    }
+
+    /// Writes `summary.json` atomically ([`write_json_atomic`]). Call it last, after finishing
+    /// the CSV writers: its presence says the run's files are whole.
+    pub fn write_summary(&self, summary: &Summary) -> Result<(), OutputError> {
+        write_json_atomic(self.summary_path(), summary)
+    }
+}
+
+fn validate_scenario_name(name: &str) -> Result<(), OutputError> {
+    let reason = if name.is_empty() {
+        Some("it is empty")
+    } else if name.contains(['/', '\\']) {
+        Some("it contains a path separator; the name becomes one directory")
+    } else if name.contains("..") {
+        Some("it contains `..`; the name becomes one directory")
+    } else if name == "." {
+        Some("`.` is not a directory name")
+    } else if name.chars().any(char::is_control) {
+        Some("it contains a control character")
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(OutputError::InvalidName {
+            field: "scenario name",
+            value: name.to_string(),
+            reason: reason.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The temporary file used to write `path` atomically: `.<file name>.tmp` in the same
+/// directory (same file system, so the rename is atomic).
+fn temp_path_for(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Serializes `value` as pretty JSON (with a final newline) to `path` atomically: the text goes
+/// to `.<file name>.tmp` in the same directory, which is flushed, synced and renamed over
+/// `path`. On any failure the temporary file is removed and a previous file at `path` is left
+/// untouched.
+pub fn write_json_atomic<T: Serialize + ?Sized>(
+    path: impl AsRef<Path>,
+    value: &T,
+) -> Result<(), OutputError> {
+    let path = path.as_ref();
+    let mut text = serde_json::to_vec_pretty(value).map_err(|source| OutputError::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    text.push(b'\n');
+    let temp = temp_path_for(path);
+    let result = (|| {
+        let file = File::create(&temp).map_err(|e| OutputError::io(&temp, "create the file", e))?;
+        let mut w = BufWriter::new(file);
+        w.write_all(&text)
+            .and_then(|()| w.flush())
+            .map_err(|e| OutputError::io(&temp, "write", e))?;
+        let file = w
+            .into_inner()
+            .map_err(|e| OutputError::io(&temp, "write", e.into_error()))?;
+        file.sync_all()
+            .map_err(|e| OutputError::io(&temp, "sync to disk", e))?;
+        fs::rename(&temp, path).map_err(|e| OutputError::io(path, "rename the temporary file", e))
+    })();
+    if result.is_err() {
+        // Only a regular temporary file is ours to remove.
+        if fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) {
+            let _ = fs::remove_file(&temp);
+        }
+        return result;
+    }
+    // Make the rename itself durable where the platform allows syncing a directory.
+    #[cfg(unix)]
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Ok(d) = File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod test_dir {
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A fresh, empty directory under the system temp dir, unique per process and call.
+    pub fn fresh(label: &str) -> PathBuf {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "implicit-contact-output-{}-{n}-{label}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_dir_refuses_path_like_names() {
+        let out = test_dir::fresh("names");
+        for bad in ["", "a/b", "a\\b", "..", "a..b", ".", "x\ny"] {
+            let err = RunDir::create(&out, bad).unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains("scenario name"), "{msg}");
+            assert!(matches!(err, OutputError::InvalidName { .. }));
+        }
+        let run = RunDir::create(&out, "rolling disc").unwrap();
+        assert_eq!(run.path(), out.join("rolling disc"));
+        assert!(run.path().is_dir());
+        let _ = fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn run_dir_removes_previous_run_files() {
+        let out = test_dir::fresh("stale");
+        let run = RunDir::create(&out, "case").unwrap();
+        for p in [
+            run.summary_path(),
+            run.trajectory_path(),
+            run.contacts_path(),
+        ] {
+            fs::write(&p, "old").unwrap();
+        }
+        fs::write(run.path().join("figure.svg"), "keep").unwrap();
+        let run = RunDir::create(&out, "case").unwrap();
+        assert!(!run.summary_path().exists());
+        assert!(!run.trajectory_path().exists());
+        assert!(!run.contacts_path().exists());
+        assert!(run.path().join("figure.svg").exists());
+        let _ = fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn summary_is_written_atomically_and_a_failed_write_keeps_the_previous_one() {
+        let out = test_dir::fresh("atomic");
+        let run = RunDir::create(&out, "case").unwrap();
+        let mut first = SummaryBuilder::new("case", "implicit", 1.0).complete();
+        first.steps = 1;
+        run.write_summary(&first).unwrap();
+        let names: Vec<_> = fs::read_dir(run.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            vec![SUMMARY_FILE.to_string()],
+            "no temporary file left"
+        );
+        let before = fs::read_to_string(run.summary_path()).unwrap();
+
+        // Block the temporary file with a directory: the write must fail before the rename.
+        let temp = run.summary_temp_path();
+        fs::create_dir(&temp).unwrap();
+        let second = SummaryBuilder::new("case", "implicit", 2.0).incomplete("stopped");
+        let err = run.write_summary(&second).unwrap_err();
+        assert!(err.to_string().contains(".summary.json.tmp"), "{err}");
+        assert_eq!(fs::read_to_string(run.summary_path()).unwrap(), before);
+        assert!(temp.is_dir(), "a directory that is not ours is not removed");
+        fs::remove_dir(&temp).unwrap();
+
+        run.write_summary(&second).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(run.summary_path()).unwrap()).unwrap();
+        assert_eq!(v["complete"], serde_json::Value::Bool(false));
+        assert!(!temp.exists());
+        let _ = fs::remove_dir_all(&out);
+    }
+}
