@@ -9,10 +9,13 @@
 //!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
 //! * [`geometry`]: physics-free convex implicit shapes (2D and 3D), bodies as unions of
 //!   intersections, world-frame evaluation with pose derivatives, proximity queries.
+//! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
+//!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
 #![allow(clippy::needless_range_loop)]
 
+pub mod contact;
 pub mod geometry;
 pub mod mcp;
