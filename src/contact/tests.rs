@@ -474,3 +474,78 @@ fn rotation_derivative_is_the_left_jacobian() {
         }
     }
 }
+
+/// The two wrenches are equal and opposite impulses at `a₂` and `a₁`: the forces cancel and the
+/// total moment about the world origin is `(a₂ − a₁) × P` (the torsion `±p_r n` cancels).
+/// Tolerance `1e-12`: a few products of unit-sized numbers.
+fn check_wrench_balance<S: Space>(case: &Case<S>, z: &[f64]) {
+    let l = case.block.layout();
+    let out = case.eval(z);
+    let (w1, w2) = (out.wrench1(), out.wrench2());
+    let b1 = case.step(&case.start1, case.fixed1, &z[l.nu1..l.nu2]);
+    let b2 = case.step(&case.start2, case.fixed2, &z[l.nu2..l.total]);
+    let f1 = S::vector_from_fn(|i| w1[i]);
+    let f2 = S::vector_from_fn(|i| w2[i]);
+    assert!(S::norm(&(f1 + f2)) < 1e-12);
+    let a1 = S::vector_from_fn(|i| z[l.a1 + i]);
+    let a2 = S::vector_from_fn(|i| z[l.a2 + i]);
+    let total = S::cross(&b1.pose_end.position, &f1) + S::cross(&b2.pose_end.position, &f2);
+    let expected = S::cross(&(a2 - a1), &f2);
+    for i in 0..S::ANGULAR_DIM {
+        let m = w1[S::DIM + i] + w2[S::DIM + i] + total[i];
+        assert!(
+            (m - expected[i]).abs() < 1e-12,
+            "moment {i}: {m} vs {}",
+            expected[i]
+        );
+    }
+    // P · n = p_n: the normal part of the impulse on body 2.
+    let grad = crate::geometry::world_eval(case.block.function_f(), &b1.pose_end, &a1).gradient;
+    let pn = S::dot(&f2, &grad) / S::norm(&grad);
+    assert!((pn - z[l.normal]).abs() < 1e-12);
+}
+
+#[test]
+fn wrenches_are_equal_and_opposite() {
+    let mut rng = Rng(42);
+    let disc = Placed::new(
+        Ball::<Planar>::new(0.5).unwrap(),
+        planar_pose(0.1, -0.05, 0.3),
+    );
+    let brick = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.4)).unwrap();
+    let case = Case {
+        block: ContactBlock::new(disc, brick, friction()).unwrap(),
+        start1: planar_pose(0.2, 0.9, 0.4),
+        start2: planar_pose(-0.1, 0.0, -0.2),
+        fixed1: false,
+        fixed2: false,
+        h: 0.1,
+    };
+    let z = case.random_state(
+        &mut rng,
+        Vector2::new(0.3, 0.5),
+        Vector2::new(0.3, 0.4),
+        0.1,
+    );
+    check_wrench_balance(&case, &z);
+    let egg = Placed::new(
+        Ellipsoid::<Spatial>::new(Vector3::new(0.6, 0.4, 0.3)).unwrap(),
+        spatial_pose(Vector3::new(-0.1, 0.05, 0.0), Vector3::new(0.0, 0.4, 0.2)),
+    );
+    let brick = ConvexPart::<Spatial>::cuboid(Vector3::new(0.5, 0.4, 0.3)).unwrap();
+    let case = Case {
+        block: ContactBlock::new(egg, brick, friction()).unwrap(),
+        start1: spatial_pose(Vector3::new(0.0, 0.1, 0.8), Vector3::new(-0.4, 0.1, 0.6)),
+        start2: spatial_pose(Vector3::new(0.1, 0.0, 0.0), Vector3::new(0.1, 0.3, -0.2)),
+        fixed1: false,
+        fixed2: false,
+        h: 0.1,
+    };
+    let z = case.random_state(
+        &mut rng,
+        Vector3::new(0.0, 0.1, 0.5),
+        Vector3::new(0.1, 0.0, 0.3),
+        0.1,
+    );
+    check_wrench_balance(&case, &z);
+}
