@@ -11,11 +11,14 @@
 //!   intersections, world-frame evaluation with pose derivatives, proximity queries.
 //! * [`output`]: streaming writers for a run's `trajectory.csv` and `contacts.csv`, and its
 //!   `summary.json` written last and atomically; they take plain data.
+//! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
+//!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
 #![allow(clippy::needless_range_loop)]
 
+pub mod contact;
 pub mod geometry;
 pub mod mcp;
 pub mod output;
