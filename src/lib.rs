@@ -9,6 +9,8 @@
 //!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
 //! * [`geometry`]: physics-free convex implicit shapes (2D and 3D), bodies as unions of
 //!   intersections, world-frame evaluation with pose derivatives, proximity queries.
+//! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
+//!   applied forces, the end-of-step pose and its derivative, the scene.
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
@@ -16,3 +18,4 @@
 
 pub mod geometry;
 pub mod mcp;
+pub mod model;
