@@ -71,6 +71,12 @@ impl<S: Dynamics> Twist<S> {
     pub fn is_finite(&self) -> bool {
         S::is_finite(&self.linear) && S::angular_is_finite(&self.angular)
     }
+
+    /// The velocity `v + ω × r` of the material point at `r` from the body origin (world
+    /// frame; 2D: `v + ω (−r_y, r_x)`).
+    pub fn point_velocity(&self, r: &S::Vector) -> S::Vector {
+        self.linear + S::angular_cross(&self.angular, r)
+    }
 }
 
 impl<S: Dynamics> Wrench<S> {
@@ -82,6 +88,12 @@ impl<S: Dynamics> Wrench<S> {
     /// The zero wrench.
     pub fn zero() -> Self {
         Self::new(S::zero_vector(), S::zero_angular())
+    }
+
+    /// The wrench `(F, r × F)` about the body origin of the force `F` applied at `r` from it
+    /// (2D: `r × F = r_x F_y − r_y F_x`). Its power on a twist equals `F · (v + ω × r)`.
+    pub fn from_force_at(force: S::Vector, r: &S::Vector) -> Self {
+        Self::new(force, S::cross(r, &force))
     }
 
     /// Writes `(F, τ)` into the first `S::DOF` entries of `out`.

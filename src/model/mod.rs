@@ -48,7 +48,8 @@
 //!
 //! * [`dynamics`]: [`Dynamics`], the space's inertia type, world inertia, gyroscopic torque,
 //!   left Jacobian.
-//! * [`body`]: [`RigidBody`], [`Twist`], [`Wrench`], [`BodyState`], [`Controller`].
+//! * [`body`]: [`RigidBody`], [`Twist`] (with the velocity of a material point), [`Wrench`]
+//!   (with the wrench of a force at a point), [`BodyState`], [`Controller`].
 //! * [`kinematics`]: [`end_of_step_pose`], [`end_of_step_jacobian`], [`PoseStepJacobian`].
 //! * [`friction`]: [`Friction`] (`μ`, `e_t`, `e_o`, `e_r`; eq. 5).
 //! * [`scene`]: [`Scene`], [`PairFriction`], [`VelocityLayout`] (where each moving body's twist

@@ -683,3 +683,24 @@ fn twist_and_wrench_slices() {
     assert_eq!(out, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     assert_eq!(<Planar as Space>::DOF, 3);
 }
+
+/// A force at a point and the velocity of that point are dual: `(F, r × F) · (v, ω) =
+/// F · (v + ω × r)` in 2D and 3D (1e-13: sums of a few products of O(1) numbers).
+#[test]
+fn point_velocity_and_force_at_a_point_are_dual() {
+    let mut rng = Lcg(17);
+    for _ in 0..10 {
+        let v = |rng: &mut Lcg| Vector3::new(rng.symmetric(), rng.symmetric(), rng.symmetric());
+        let (lin, ang, r, f) = (v(&mut rng), v(&mut rng), v(&mut rng), v(&mut rng));
+        let t = Twist::<Spatial>::new(lin, ang);
+        let w = Wrench::<Spatial>::from_force_at(f, &r);
+        let power = w.force.dot(&t.linear) + w.torque.dot(&t.angular);
+        assert!((power - f.dot(&t.point_velocity(&r))).abs() < 1e-13);
+        assert!((t.point_velocity(&r) - (lin + ang.cross(&r))).norm() < 1e-15);
+
+        let t2 = Twist::<Planar>::new(lin.xy(), Vector1::new(ang.z));
+        let w2 = Wrench::<Planar>::from_force_at(f.xy(), &r.xy());
+        let power2 = w2.force.dot(&t2.linear) + w2.torque[0] * t2.angular[0];
+        assert!((power2 - f.xy().dot(&t2.point_velocity(&r.xy()))).abs() < 1e-13);
+    }
+}
