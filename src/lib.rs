@@ -13,6 +13,8 @@
 //!   `summary.json` written last and atomically; they take plain data.
 //! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
+//! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
+//!   applied forces, the end-of-step pose and its derivative, the scene.
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
@@ -21,4 +23,5 @@
 pub mod contact;
 pub mod geometry;
 pub mod mcp;
+pub mod model;
 pub mod output;
