@@ -3,58 +3,15 @@
 
 use super::body_step::BodyStep;
 use crate::geometry::{ConvexPart, Placed, Space, WorldEval, world_eval_with_pose_derivatives};
+use crate::model::{Friction, ModelError};
 use nalgebra::{DMatrix, DVector};
 
-/// Coulomb friction with an elliptic limit surface (paper eq. 3–5, eq. 21–22): the impulses
-/// `(p_t, p_o, p_r)` lie in `p_t²/e_t² + p_o²/e_o² + p_r²/e_r² ≤ μ² p_n²`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Friction {
-    /// Friction coefficient `μ ≥ 0`.
-    pub mu: f64,
-    /// Ellipsoid semi-axis `e_t > 0` along `t` (dimensionless; 1 for isotropic friction).
-    pub e_t: f64,
-    /// Ellipsoid semi-axis `e_o > 0` along `o` (3D only; `e_o = e_t` for isotropic friction).
-    pub e_o: f64,
-    /// Ellipsoid semi-axis `e_r > 0` of the torsional impulse (3D only; a length).
-    pub e_r: f64,
-}
-
-impl Friction {
-    /// Isotropic friction `μ` with `e_t = e_o = 1` and torsion scale `e_r`.
-    pub fn isotropic(mu: f64, e_r: f64) -> Result<Self, ContactError> {
-        let f = Self {
-            mu,
-            e_t: 1.0,
-            e_o: 1.0,
-            e_r,
-        };
-        f.validate()?;
-        Ok(f)
-    }
-
-    /// Checks `μ ≥ 0` and `e_t, e_o, e_r > 0`, all finite.
-    pub fn validate(&self) -> Result<(), ContactError> {
-        let ok = |v: f64, zero_ok: bool| v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0));
-        for (field, value, zero_ok) in [
-            ("mu", self.mu, true),
-            ("e_t", self.e_t, false),
-            ("e_o", self.e_o, false),
-            ("e_r", self.e_r, false),
-        ] {
-            if !ok(value, zero_ok) {
-                return Err(ContactError::InvalidFriction { field, value });
-            }
-        }
-        Ok(())
-    }
-
-    /// The semi-axes of the rows FR in order: `[e_t]` in 2D, `[e_t, e_o, e_r]` in 3D.
-    fn axes(&self, dim: usize) -> Vec<f64> {
-        if dim == 2 {
-            vec![self.e_t]
-        } else {
-            vec![self.e_t, self.e_o, self.e_r]
-        }
+/// The semi-axes of the rows FR in order: `[e_t]` in 2D, `[e_t, e_o, e_r]` in 3D.
+fn friction_axes(friction: &Friction, dim: usize) -> Vec<f64> {
+    if dim == 2 {
+        vec![friction.e_t]
+    } else {
+        vec![friction.e_t, friction.e_o, friction.e_r]
     }
 }
 
@@ -62,13 +19,8 @@ impl Friction {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ContactError {
     /// A friction parameter is out of range.
-    #[error("friction parameter `{field}` = {value} is invalid (μ ≥ 0, e > 0, finite)")]
-    InvalidFriction {
-        /// The parameter's name.
-        field: &'static str,
-        /// Its value.
-        value: f64,
-    },
+    #[error(transparent)]
+    InvalidFriction(#[from] ModelError),
     /// The tangent reference direction is zero or not finite.
     #[error("tangent reference direction {0} is zero or not finite")]
     InvalidTangentReference(String),
@@ -217,7 +169,7 @@ impl<S: Space> ContactBlock<S> {
     /// The contact between `f` (a function of a part of body 1, in body 1's frame) and the part
     /// `g` of body 2. The tangent reference starts as the first coordinate axis.
     pub fn new(f: Placed<S>, g: ConvexPart<S>, friction: Friction) -> Result<Self, ContactError> {
-        friction.validate()?;
+        friction.validate("contact")?;
         let layout = ContactLayout::new::<S>(g.len());
         Ok(Self {
             f,
@@ -304,7 +256,7 @@ impl<S: Space> ContactBlock<S> {
         assert_eq!(out.layout, lay, "output buffer does not match the layout");
         let (d, na, nc, m) = (S::DIM, S::ANGULAR_DIM, lay.total, lay.g_count);
         let nf = lay.friction_count;
-        let (mu, axes) = (self.friction.mu, self.friction.axes(d));
+        let (mu, axes) = (self.friction.mu, friction_axes(&self.friction, d));
         out.values.iter_mut().for_each(|v| *v = 0.0);
         out.jacobian.fill(0.0);
         let (vals, jac) = (&mut out.values, &mut out.jacobian);

@@ -1,7 +1,8 @@
 //! A body's end-of-step pose as a function of its velocity, and the derivative maps.
 
 use crate::geometry::{Pose, Space};
-use nalgebra::{DMatrix, Matrix3, Vector3};
+use crate::model::{Dynamics, Twist, end_of_step_jacobian, end_of_step_pose};
+use nalgebra::DMatrix;
 
 /// What a [`ContactBlock`](super::ContactBlock) needs to know about one body for the current
 /// iterate of the step's velocity `ν = (v, ω)` (`ω` in the world frame).
@@ -29,37 +30,32 @@ pub struct BodyStep<S: Space> {
     pub fixed: bool,
 }
 
-impl<S: Space> BodyStep<S> {
+impl<S: Dynamics> BodyStep<S> {
     /// The step of a moving body from `start` with velocity `velocity = (v, ω)` (length
-    /// `S::DOF`) over the time step `h`: `pose_end = (c + h v, exp(h ω) ∘ R)`.
+    /// `S::DOF`) over the time step `h`: the model's end-of-step pose
+    /// ([`end_of_step_pose`]: `(c + h v, exp(h ω) ∘ R)`) and its derivative
+    /// ([`end_of_step_jacobian`]), the same maps the stepper advances the bodies with.
     ///
     /// # Panics
     /// If `velocity.len() != S::DOF`.
     pub fn advance(start: &Pose<S>, velocity: &[f64], h: f64) -> Self {
         assert_eq!(velocity.len(), S::DOF, "velocity must have S::DOF entries");
-        let d = S::DIM;
-        let v = S::vector_from_fn(|i| velocity[i]);
-        let w = S::angular_from_fn(|i| velocity[d + i]);
-        let pose_end = Pose {
-            position: start.position + v * h,
-            rotation: S::compose(&S::exp(&(w * h)), &start.rotation),
-        };
-        let drot_domega = if S::ANGULAR_DIM == 1 {
-            DMatrix::from_element(1, 1, h)
-        } else {
-            let jl = so3_left_jacobian(&Vector3::new(w[0] * h, w[1] * h, w[2] * h)) * h;
-            DMatrix::from_fn(3, 3, |i, j| jl[(i, j)])
-        };
+        let twist = Twist::<S>::from_slice(velocity);
+        let jacobian = end_of_step_jacobian(&twist, h);
+        let a = S::ANGULAR_DIM;
+        let rot = &jacobian.d_rotation_d_angular_velocity;
         Self {
-            pose_end,
-            linear_velocity: v,
-            angular_velocity: w,
-            dtrans_dv: h,
-            drot_domega,
+            pose_end: end_of_step_pose(start, &twist, h),
+            linear_velocity: twist.linear,
+            angular_velocity: twist.angular,
+            dtrans_dv: jacobian.d_position_d_velocity,
+            drot_domega: DMatrix::from_fn(a, a, |i, j| rot[(i, j)]),
             fixed: false,
         }
     }
+}
 
+impl<S: Space> BodyStep<S> {
     /// A body that stays at `pose`.
     pub fn fixed(pose: Pose<S>) -> Self {
         Self {
@@ -71,22 +67,4 @@ impl<S: Space> BodyStep<S> {
             fixed: true,
         }
     }
-}
-
-/// The left Jacobian of `SO(3)`: `exp(φ + δ) = exp(J_l(φ) δ) exp(φ) + O(δ²)`,
-/// `J_l = I + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×²`, `θ = ‖φ‖` (series below `θ = 1e-4`).
-pub(crate) fn so3_left_jacobian(phi: &Vector3<f64>) -> Matrix3<f64> {
-    let theta = phi.norm();
-    let (a, b) = if theta < 1e-4 {
-        let t2 = theta * theta;
-        (0.5 - t2 / 24.0, 1.0 / 6.0 - t2 / 120.0)
-    } else {
-        let t2 = theta * theta;
-        (
-            (1.0 - theta.cos()) / t2,
-            (theta - theta.sin()) / (t2 * theta),
-        )
-    };
-    let k = phi.cross_matrix();
-    Matrix3::identity() + k * a + k * k * b
 }

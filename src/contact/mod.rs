@@ -75,7 +75,5 @@ mod body_step;
 #[cfg(test)]
 mod tests;
 
-pub use block::{
-    ContactBlock, ContactError, ContactEval, ContactLayout, Friction, tangent_reference_for,
-};
+pub use block::{ContactBlock, ContactError, ContactEval, ContactLayout, tangent_reference_for};
 pub use body_step::BodyStep;

@@ -3,9 +3,10 @@
 
 use super::*;
 use crate::geometry::{
-    Ball, ConvexPart, Ellipsoid, HalfSpace, Placed, Planar, Pose, ProximitySettings, Space,
-    Spatial, Superellipse, proximity,
+    Ball, ConvexPart, Ellipsoid, HalfSpace, Placed, Planar, Pose, ProximitySettings, Spatial,
+    Superellipse, proximity,
 };
+use crate::model::{Dynamics, Friction};
 use nalgebra::{DMatrix, UnitQuaternion, Vector2, Vector3};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
@@ -35,7 +36,7 @@ fn friction() -> Friction {
 }
 
 /// One configuration: the block, the two start poses, which body is fixed, the time step.
-struct Case<S: Space> {
+struct Case<S: Dynamics> {
     block: ContactBlock<S>,
     start1: Pose<S>,
     start2: Pose<S>,
@@ -44,7 +45,7 @@ struct Case<S: Space> {
     h: f64,
 }
 
-impl<S: Space> Case<S> {
+impl<S: Dynamics> Case<S> {
     fn step(&self, start: &Pose<S>, fixed: bool, nu: &[f64]) -> BodyStep<S> {
         if fixed {
             BodyStep::fixed(*start)
@@ -174,8 +175,15 @@ fn layout_and_bounds() {
     let l3 = ContactBlock::new(f3, g3, friction()).unwrap().layout();
     // a1 (3), a2 (3), l1, l2 (6), p_n, p_t, p_o, p_r, σ.
     assert_eq!((l3.local_count, l3.friction_count, l3.total), (18, 3, 30));
-    assert!(Friction::isotropic(-0.1, 1.0).is_err());
-    assert!(Friction::isotropic(0.5, 0.0).is_err());
+    for bad in [
+        Friction::coulomb(-0.1),
+        Friction::elliptic(0.5, 1.0, 1.0, 0.0),
+        Friction::coulomb(f64::NAN),
+    ] {
+        let g = ConvexPart::<Planar>::cuboid(Vector2::new(1.0, 0.5)).unwrap();
+        let f = Placed::at_origin(Ball::<Planar>::new(0.5).unwrap());
+        assert!(ContactBlock::new(f, g, bad).is_err(), "{bad:?}");
+    }
 }
 
 #[test]
@@ -330,7 +338,7 @@ fn jacobian_3d_ellipsoid_vs_box() {
 /// Tolerance `1e-7`: proximity solves its MCP to a natural residual of `1e-10` in
 /// unit-sized coordinates; after dividing by `l̂₁ ≈ distance/‖∇f‖ ≈ 0.1–0.5` and
 /// multiplying by gradients of size `≲ 2`, errors stay well below `1e-8`.
-fn check_closest_point_consistency<S: Space>(
+fn check_closest_point_consistency<S: Dynamics>(
     part_a: &ConvexPart<S>,
     pose_a: Pose<S>,
     part_b: &ConvexPart<S>,
@@ -478,7 +486,7 @@ fn rotation_derivative_is_the_left_jacobian() {
 /// The two wrenches are equal and opposite impulses at `a₂` and `a₁`: the forces cancel and the
 /// total moment about the world origin is `(a₂ − a₁) × P` (the torsion `±p_r n` cancels).
 /// Tolerance `1e-12`: a few products of unit-sized numbers.
-fn check_wrench_balance<S: Space>(case: &Case<S>, z: &[f64]) {
+fn check_wrench_balance<S: Dynamics>(case: &Case<S>, z: &[f64]) {
     let l = case.block.layout();
     let out = case.eval(z);
     let (w1, w2) = (out.wrench1(), out.wrench2());
