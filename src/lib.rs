@@ -13,6 +13,7 @@
 //!   `summary.json` written last and atomically; they take plain data.
 //! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
+//! * [`stepper`]: the geometrically implicit time-stepper (one MCP per step).
 //! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
 //!   applied forces, the end-of-step pose and its derivative, the scene.
 
@@ -25,3 +26,4 @@ pub mod geometry;
 pub mod mcp;
 pub mod model;
 pub mod output;
+pub mod stepper;
