@@ -177,6 +177,10 @@ pub struct ImplicitStepper<S: Dynamics> {
     mass: Vec<DMatrix<f64>>,
     momentum: Vec<f64>,
     last_z: Vec<f64>,
+    /// The closest points at the start of the previous step (for the predictor), and whether
+    /// they are valid.
+    previous_points: Vec<f64>,
+    have_previous: bool,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -229,6 +233,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             slots,
             solver,
             last_z: Vec::new(),
+            previous_points: Vec::new(),
+            have_previous: false,
             z,
             lower,
             upper,
@@ -397,6 +403,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Advances by `h`, splitting into halves up to `max_halvings` deep; true on success.
     fn advance(&mut self, h: f64, depth: usize, report: &mut StepReport) -> bool {
         let saved = self.z.clone();
+        let points = self.contact_points();
+        if depth == 0 {
+            self.predict_points(&points);
+        }
         let solve = self.solve_step(h);
         report.newton_iterations += solve.major_iterations;
         let converged = solve.converged();
@@ -411,14 +421,44 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let nu = self.z[..nv].to_vec();
             self.scene.advance_by(&nu, h);
             self.time += h;
+            self.previous_points = points;
+            self.have_previous = depth == 0;
             return true;
         }
         self.z = saved;
+        self.have_previous = false;
         if depth >= self.settings.max_halvings {
             return false;
         }
         report.retries += 1;
         self.advance(0.5 * h, depth + 1, report) && self.advance(0.5 * h, depth + 1, report)
+    }
+
+    /// The closest points `a₁, a₂` of every contact in `z`, concatenated.
+    fn contact_points(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for slot in &self.slots {
+            let l = slot.block.layout();
+            out.extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
+        }
+        out
+    }
+
+    /// Warm-start predictor: the closest points move on smooth contact motion, so they are
+    /// extrapolated linearly from the last two steps (`2 aₖ − aₖ₋₁`) when both were full steps;
+    /// the impulses and multipliers keep their last values. The solve corrects the guess.
+    fn predict_points(&mut self, current: &[f64]) {
+        if !self.have_previous || self.previous_points.len() != current.len() {
+            return;
+        }
+        let mut k = 0;
+        for slot in &self.slots {
+            let l = slot.block.layout();
+            for i in slot.offset + l.a1..slot.offset + l.a2 + l.dim {
+                self.z[i] = 2.0 * current[k] - self.previous_points[k];
+                k += 1;
+            }
+        }
     }
 
     /// Assembles and solves the MCP of a step of length `h` from the current state, leaving
