@@ -185,3 +185,191 @@ fn example_2_sphere_on_two_spheres_shows_the_papers_transitions() {
     assert!(near(sep1, 3.2), "contact 1 separates at {sep1:?}");
     assert!(near(sep2, 3.6), "contact 2 separates at {sep2:?}");
 }
+
+/// A 2D incline through the origin at angle `theta`: ground `n·p ≤ 0` with the upward normal
+/// `n = (sin θ, cos θ)`; down the slope is `d = (cos θ, −sin θ)`.
+fn incline_2d(theta: f64) -> RigidBody<Planar> {
+    let n = Vector2::new(theta.sin(), theta.cos());
+    RigidBody::<Planar>::fixed(
+        "incline",
+        single(
+            "incline",
+            Placed::at_origin(HalfSpace::<Planar>::new(n, 0.0).unwrap()),
+        ),
+        Pose::planar(0.0, 0.0, 0.0, "incline").unwrap(),
+    )
+    .unwrap()
+}
+
+/// A unit disc of mass 1 resting on the incline, touching it at the origin, with inertia
+/// `inertia` and initial velocity `v` (world) and spin `w`.
+fn disc_on_incline(theta: f64, mu: f64, inertia: f64, v: Vector2<f64>, w: f64) -> Scene<Planar> {
+    let n = Vector2::new(theta.sin(), theta.cos());
+    let disc = RigidBody::<Planar>::new(
+        "disc",
+        1.0,
+        inertia,
+        single("disc", Placed::at_origin(Circle::new(1.0).unwrap())),
+        Pose::planar(n[0], n[1], 0.0, "disc").unwrap(),
+    )
+    .unwrap()
+    .with_twist(Twist::new(v, Vector1::new(w)))
+    .unwrap();
+    Scene::new(
+        "incline",
+        Vector2::new(0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        1.0,
+    )
+    .unwrap()
+    .with_body(disc)
+    .unwrap()
+    .with_body(incline_2d(theta))
+    .unwrap()
+}
+
+fn run(stepper: &mut ImplicitStepper<Planar>, steps: usize) {
+    for _ in 0..steps {
+        let report = stepper.step();
+        assert!(report.converged, "t = {}: {:?}", stepper.time, report.solve);
+        assert!(stepper.contacts()[0].penetration <= 1e-10);
+    }
+}
+
+/// A body sliding down an incline: `a = g (sin θ − μ cos θ)`. Point contact cannot hold a
+/// sliding block upright (friction's moment about the centre needs a distributed pressure), so
+/// the slider is a disc whose moment of inertia is 10⁹ m r²: it cannot spin up (ω stays below
+/// 1e-8), and the closed form holds up to that ratio. The implicit Euler velocity update is
+/// exact for constant acceleration, so we assert 1e-7 relative on `a`.
+#[test]
+fn block_slides_down_an_incline_with_the_closed_form_acceleration() {
+    let (theta, mu, g) = (0.5f64, 0.3, 9.81);
+    let mut stepper = ImplicitStepper::new(
+        disc_on_incline(theta, mu, 1e9, Vector2::zeros(), 0.0),
+        StepperSettings::default(),
+    )
+    .unwrap();
+    run(&mut stepper, 100);
+    let d = Vector2::new(theta.cos(), -theta.sin());
+    let v = stepper.scene.bodies[0].twist.linear.dot(&d);
+    let a = v / stepper.time;
+    let expected = g * (theta.sin() - mu * theta.cos());
+    assert!(
+        (a - expected).abs() <= 1e-7 * expected,
+        "a = {a}, closed form {expected}"
+    );
+    assert!(stepper.contacts()[0].sigma > 0.0, "the contact slides");
+}
+
+/// The same body sticks when tan θ < μ: the contact does not slip (σ = 0), the friction impulse
+/// stays inside the cone and balances gravity along the slope, and the body only rolls at the
+/// rate its inertia allows, `a = g sin θ / (1 + I/(m r²))` ≈ 3e-9 m/s² (asserted to 1e-6
+/// relative: the rolling update is exact for constant acceleration).
+#[test]
+fn block_sticks_on_an_incline_flatter_than_its_friction_angle() {
+    let (theta, mu, g, h) = (0.3f64, 0.5, 9.81, 0.01);
+    assert!(theta.tan() < mu);
+    let mut stepper = ImplicitStepper::new(
+        disc_on_incline(theta, mu, 1e9, Vector2::zeros(), 0.0),
+        StepperSettings::default(),
+    )
+    .unwrap();
+    run(&mut stepper, 100);
+    let v = stepper.scene.bodies[0].twist.linear.norm();
+    let expected = g * theta.sin() * stepper.time / (1.0 + 1e9);
+    assert!((v - expected).abs() <= 1e-6 * expected, "v = {v}, rolling {expected}");
+    let c = &stepper.contacts()[0];
+    assert_eq!(c.sigma, 0.0, "the contact sticks");
+    assert!((c.friction_impulse - g * theta.sin() * h).abs() <= 1e-9 * g * h);
+    assert!(c.friction_impulse < mu * c.normal_impulse);
+}
+
+/// A disc launched with backspin slides, then rolls. With slip speed `s = v + ω r` (positive:
+/// the contact point moves forward), friction decelerates `s` at `μ g (1 + m r²/I) = 3 μ g`, so
+/// rolling starts at `t* = (v₀ + ω₀ r)/(3 μ g)` with `v = v₀ − μ g t*`. Angular momentum about
+/// the contact point is conserved by every impulse of the step, so the discrete final speed is
+/// exact: asserted to 1e-9; the transition within one step h.
+#[test]
+fn disc_with_backspin_slides_then_rolls() {
+    let (mu, g, h) = (0.3f64, 9.81, 0.01);
+    let (v0, w0) = (3.0, 4.0);
+    let mut stepper = ImplicitStepper::new(
+        disc_on_incline(0.0, mu, 0.5, Vector2::new(v0, 0.0), w0),
+        StepperSettings::default(),
+    )
+    .unwrap();
+    let t_star = (v0 + w0) / (3.0 * mu * g);
+    let mut rolling_at = None;
+    while stepper.time < t_star + 0.3 {
+        run(&mut stepper, 1);
+        let c = &stepper.contacts()[0];
+        if rolling_at.is_none() && c.sigma == 0.0 {
+            rolling_at = Some(stepper.time);
+        }
+    }
+    let rolling_at = rolling_at.expect("the disc never rolls");
+    assert!(
+        rolling_at >= t_star - 1e-9 && rolling_at <= t_star + h + 1e-9,
+        "rolling from {rolling_at}, closed form {t_star}"
+    );
+    let body = &stepper.scene.bodies[0];
+    let v = body.twist.linear[0];
+    assert!((v - (v0 - mu * g * t_star)).abs() <= 1e-9, "v = {v}");
+    assert!(
+        (v + body.twist.angular[0]).abs() <= 1e-9,
+        "rolls: v + ω r = 0"
+    );
+}
+
+/// A solid sphere rolling down a 3D incline accelerates at `a = 5/7 g sin θ` (no slip needs
+/// `μ ≥ 2/7 tan θ`). The implicit velocity update is exact for constant acceleration: 1e-7
+/// relative.
+#[test]
+fn sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta() {
+    let (theta, mu, g) = (0.4f64, 0.5, 9.81);
+    assert!(mu >= 2.0 / 7.0 * theta.tan());
+    let n = Vector3::new(theta.sin(), 0.0, theta.cos());
+    let ball = RigidBody::<Spatial>::new(
+        "ball",
+        1.0,
+        Matrix3::identity() * 0.4,
+        sphere("ball", 1.0),
+        spatial_at("ball", n[0], n[1], n[2]),
+    )
+    .unwrap();
+    let incline = RigidBody::<Spatial>::fixed(
+        "incline",
+        single(
+            "incline",
+            Placed::at_origin(HalfSpace::<Spatial>::new(n, 0.0).unwrap()),
+        ),
+        spatial_at("incline", 0.0, 0.0, 0.0),
+    )
+    .unwrap();
+    let scene = Scene::new(
+        "roll",
+        Vector3::new(0.0, 0.0, -g),
+        Friction::coulomb(mu),
+        0.01,
+        1.0,
+    )
+    .unwrap()
+    .with_body(ball)
+    .unwrap()
+    .with_body(incline)
+    .unwrap();
+    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+    for _ in 0..100 {
+        let report = stepper.step();
+        assert!(report.converged, "t = {}: {:?}", stepper.time, report.solve);
+        assert!(stepper.contacts()[0].sigma == 0.0, "rolls without slip");
+    }
+    let d = Vector3::new(theta.cos(), 0.0, -theta.sin());
+    let a = stepper.scene.bodies[0].twist.linear.dot(&d) / stepper.time;
+    let expected = 5.0 / 7.0 * g * theta.sin();
+    assert!(
+        (a - expected).abs() <= 1e-7 * expected,
+        "a = {a}, closed form {expected}"
+    );
+}
