@@ -1,0 +1,193 @@
+//! Running a scene to its end and writing the run's files: `trajectory.csv` and `contacts.csv`
+//! streamed step by step, `summary.json` last (see [`crate::output`] and the contract in the
+//! architecture notes). A step that does not converge even after halving stops the run: the
+//! rows written so far stay, the summary says `complete: false` with the reason, and the
+//! caller gets [`RunError::StepFailed`].
+
+use crate::geometry::{Planar, Spatial};
+use crate::model::{Dynamics, RigidBody};
+use crate::output::{
+    BodyKind, BodyState, ContactMode, ContactRow, Energy, MovingBody, OutputError, RunDir,
+    StepStats, Summary, SummaryBuilder, TrajectoryRow,
+};
+use crate::stepper::{ContactState, ImplicitStepper};
+use std::path::Path;
+
+/// Impulses and slip at or below this count as zero when classifying a contact (the MCP's
+/// default tolerance).
+const MODE_TOLERANCE: f64 = 1e-10;
+
+/// A dimension whose bodies can be written to the trajectory file.
+pub trait Recordable: Dynamics {
+    /// The kind of body in the output files.
+    fn kind() -> BodyKind;
+    /// The pose and twist of `body` as a trajectory entry.
+    fn record(body: &RigidBody<Self>) -> BodyState;
+}
+
+impl Recordable for Planar {
+    fn kind() -> BodyKind {
+        BodyKind::Planar
+    }
+    fn record(body: &RigidBody<Self>) -> BodyState {
+        let (c, v) = (&body.pose.position, &body.twist.linear);
+        BodyState::Planar {
+            position: [c[0], c[1]],
+            theta: body.pose.angle(),
+            velocity: [v[0], v[1]],
+            omega: body.twist.angular[0],
+        }
+    }
+}
+
+impl Recordable for Spatial {
+    fn kind() -> BodyKind {
+        BodyKind::Spatial
+    }
+    fn record(body: &RigidBody<Self>) -> BodyState {
+        let (c, v, w) = (&body.pose.position, &body.twist.linear, &body.twist.angular);
+        let q = body.pose.rotation.quaternion();
+        BodyState::Spatial {
+            position: [c[0], c[1], c[2]],
+            orientation: [q.w, q.i, q.j, q.k],
+            velocity: [v[0], v[1], v[2]],
+            omega: [w[0], w[1], w[2]],
+        }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Writing an output file failed.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// A step did not converge even after halving; the summary records it.
+    #[error("{0}")]
+    StepFailed(String),
+}
+
+/// The contact mode of the output: separated without normal impulse, sliding with slip,
+/// rolling (sticking) otherwise.
+pub fn contact_mode(c: &ContactState) -> ContactMode {
+    if c.normal_impulse <= MODE_TOLERANCE {
+        ContactMode::Separated
+    } else if c.sigma > MODE_TOLERANCE {
+        ContactMode::Sliding
+    } else {
+        ContactMode::Rolling
+    }
+}
+
+/// Runs `stepper` for `steps` steps, writing into `out_dir/<scene name>/`. `on_step` sees the
+/// stepper after every accepted step (progress display, measurements). Returns the summary
+/// (also written to disk).
+pub fn run<S: Recordable>(
+    stepper: &mut ImplicitStepper<S>,
+    steps: usize,
+    out_dir: &Path,
+    mut on_step: impl FnMut(usize, &ImplicitStepper<S>),
+) -> Result<Summary, RunError> {
+    let dir = RunDir::create(out_dir, &stepper.scene.name)?;
+    let moving: Vec<usize> = (0..stepper.scene.bodies.len())
+        .filter(|&b| !stepper.scene.bodies[b].fixed)
+        .collect();
+    let bodies: Vec<MovingBody> = moving
+        .iter()
+        .map(|&b| MovingBody {
+            name: stepper.scene.bodies[b].name.clone(),
+            kind: S::kind(),
+        })
+        .collect();
+    let mut trajectory = dir.trajectory_writer(&bodies)?;
+    let mut contacts = dir.contacts_writer(S::kind(), false)?;
+    let energy = |s: &ImplicitStepper<S>| Energy {
+        kinetic: s.scene.kinetic_energy(),
+        potential: s.scene.potential_energy(),
+    };
+    let mut states: Vec<BodyState> = Vec::with_capacity(moving.len());
+    let mut write_rows = |stepper: &ImplicitStepper<S>,
+                          step: usize,
+                          states: &mut Vec<BodyState>|
+     -> Result<(), OutputError> {
+        states.clear();
+        states.extend(moving.iter().map(|&b| S::record(&stepper.scene.bodies[b])));
+        trajectory.write_row(&TrajectoryRow {
+            step,
+            t: stepper.time,
+            bodies: states,
+            energy: energy(stepper),
+        })?;
+        if step > 0 {
+            for (k, c) in stepper.contacts().iter().enumerate() {
+                let mode = contact_mode(c);
+                contacts.write_row(&ContactRow {
+                    step,
+                    t: stepper.time,
+                    contact: k,
+                    body1: &stepper.scene.bodies[c.body1].name,
+                    body2: &stepper.scene.bodies[c.body2].name,
+                    gap: c.gap,
+                    normal_impulse: c.normal_impulse,
+                    friction_impulse: c.friction_impulse,
+                    torsion_impulse: c.torsion_impulse,
+                    slip_speed: if mode == ContactMode::Separated {
+                        f64::NAN
+                    } else {
+                        c.sigma
+                    },
+                    mode,
+                    a1: &c.a1,
+                    a2: &c.a2,
+                    quasi_rigid: None,
+                })?;
+            }
+        }
+        Ok(())
+    };
+    write_rows(stepper, 0, &mut states)?;
+    let initial = energy(stepper);
+    let mut summary = SummaryBuilder::new(
+        &stepper.scene.name,
+        "implicit",
+        initial.kinetic + initial.potential,
+    );
+    for step in 1..=steps {
+        let report = stepper.step();
+        if !report.converged {
+            let reason = format!(
+                "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
+                stepper.time, report.retries, report.solve
+            );
+            drop(write_rows);
+            trajectory.finish()?;
+            contacts.finish()?;
+            dir.write_summary(&summary.incomplete(reason.clone()))?;
+            return Err(RunError::StepFailed(reason));
+        }
+        write_rows(stepper, step, &mut states)?;
+        let penetration = stepper
+            .contacts()
+            .iter()
+            .fold(0.0f64, |m, c| m.max(c.penetration));
+        let mut solve = report.solve.clone();
+        solve.major_iterations = report.newton_iterations;
+        solve.residual = report.residual;
+        let e = energy(stepper);
+        summary.record(&StepStats {
+            t: stepper.time,
+            report: &solve,
+            retries: report.retries,
+            wall_time: report.wall_time,
+            penetration,
+            total_energy: e.kinetic + e.potential,
+        });
+        on_step(step, stepper);
+    }
+    drop(write_rows);
+    trajectory.finish()?;
+    contacts.finish()?;
+    let summary = summary.complete();
+    dir.write_summary(&summary)?;
+    Ok(summary)
+}
