@@ -15,6 +15,8 @@
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
 //! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
 //!   applied forces, the end-of-step pose and its derivative, the scene.
+//! * [`scenario`]: TOML scenario files ↔ scenes, checked field by field (errors name the file,
+//!   the field path and the reason; bodies may touch but not overlap at t = 0).
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
@@ -25,3 +27,4 @@ pub mod geometry;
 pub mod mcp;
 pub mod model;
 pub mod output;
+pub mod scenario;
