@@ -598,7 +598,7 @@ fn build_body<S: FileSpace>(cx: Ctx, spec: &BodySpec, path: &str) -> R<RigidBody
 }
 
 /// Fails if two bodies, at least one of them moving, overlap at their initial poses: a pair of
-/// parts whose [`proximity`] is [`ContactState::Intersecting`]. Touching (depth within the
+/// parts whose [`proximity()`] is [`ContactState::Intersecting`]. Touching (depth within the
 /// proximity tolerance, `10⁻⁷`) is allowed: resting contact starts touching.
 fn check_overlaps<S: Space + Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
     let settings = ProximitySettings::default();

@@ -15,7 +15,7 @@
 //!    (mass, inertia, radii, semi-axes, exponent `p ≥ 2`, time step, friction), unit
 //!    quaternions, unique body names, `[[pair]]` bodies that exist, and **no overlap at
 //!    t = 0**: every pair of parts of different bodies, at least one moving, is classified by
-//!    [`crate::geometry::proximity`]; `Intersecting` is an error naming both bodies, `Touching`
+//!    [`crate::geometry::proximity()`]; `Intersecting` is an error naming both bodies, `Touching`
 //!    is allowed (resting contact starts touching). Errors of the model and geometry
 //!    constructors are wrapped with the field's path.
 //!
@@ -123,7 +123,7 @@
 //! # Ok::<(), implicit_contact::scenario::ScenarioError>(())
 //! ```
 
-pub mod build;
+mod build;
 pub mod error;
 pub mod schema;
 
