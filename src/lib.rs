@@ -17,6 +17,8 @@
 //! * [`stepper`]: the geometrically implicit time-stepper (one MCP per step).
 //! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
 //!   applied forces, the end-of-step pose and its derivative, the scene.
+//! * [`scenario`]: TOML scenario files ↔ scenes, checked field by field (errors name the file,
+//!   the field path and the reason; bodies may touch but not overlap at t = 0).
 
 #![warn(missing_docs)]
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
@@ -28,4 +30,5 @@ pub mod mcp;
 pub mod model;
 pub mod output;
 pub mod run;
+pub mod scenario;
 pub mod stepper;

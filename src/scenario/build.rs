@@ -1,0 +1,818 @@
+//! From a [`ScenarioFile`] to a [`Scenario`]: lengths, ranges and dimensions checked field by
+//! field, the geometry and the model built through their own checked constructors (their
+//! errors wrapped with the field's path), and the initial configuration checked for overlaps.
+
+use super::error::{ErrorKind, ScenarioError, invalid};
+use super::schema::{
+    BodySpec, FrictionSpec, FunctionSpec, Numbers, PartKind, PartSpec, ScenarioFile, ShapeKind,
+};
+use super::{AnyScene, Scenario};
+use crate::geometry::space::quaternion_problem;
+use crate::geometry::{
+    Ball, BodyShape, ContactState, ConvexPart, Ellipsoid, GeometryError, HalfSpace, ImplicitFn,
+    InfiniteCylinder, Placed, Planar, Pose, ProximitySettings, Space, Spatial, Superellipsoid,
+    proximity,
+};
+use crate::model::{Dynamics, Friction, ModelError, RigidBody, Scene, Twist, Wrench};
+use nalgebra::{Matrix3, Quaternion, UnitComplex, UnitQuaternion, Vector3};
+use std::sync::Arc;
+
+type R<T> = Result<T, ScenarioError>;
+
+/// The file being built: names it in every error.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    pub file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(
+        &self,
+        field: impl Into<String>,
+        kind: ErrorKind,
+        reason: impl Into<String>,
+    ) -> ScenarioError {
+        invalid(self.file, field, kind, reason)
+    }
+
+    fn finite(&self, x: f64, path: &str) -> R<f64> {
+        if x.is_finite() {
+            Ok(x)
+        } else {
+            Err(self.err(
+                path,
+                ErrorKind::NotFinite,
+                format!("must be finite, got {x}"),
+            ))
+        }
+    }
+
+    fn finite_all(&self, xs: &[f64], path: &str) -> R<()> {
+        for (i, x) in xs.iter().enumerate() {
+            self.finite(*x, &format!("{path}[{i}]"))?;
+        }
+        Ok(())
+    }
+
+    /// A geometry error raised while building the item at `path`, with the parameter's path.
+    fn geometry(&self, e: GeometryError, path: &str) -> ScenarioError {
+        let field = match &e {
+            GeometryError::InvalidParameter { parameter, .. }
+                if !matches!(parameter.as_str(), "functions" | "parts") =>
+            {
+                format!("{path}.{parameter}")
+            }
+            GeometryError::InvalidPose { field, .. } if field == "position" => {
+                format!("{path}.position")
+            }
+            GeometryError::InvalidPose { .. } => format!("{path}.orientation"),
+            _ => path.to_string(),
+        };
+        self.err(field, ErrorKind::InvalidValue, e.to_string())
+    }
+
+    /// A model error raised while building body `body` (at `path`), friction entry
+    /// `friction_path` or the scene.
+    fn model(&self, e: ModelError, path: &str, friction_path: &str) -> ScenarioError {
+        let field = match &e {
+            ModelError::InvalidBody { field, .. } => {
+                let key = match field.as_str() {
+                    "pose.position" | "pose.x" | "pose.y" => "position",
+                    f if f.starts_with("pose") => "orientation",
+                    "twist" | "twist.linear" => "velocity",
+                    "twist.angular" => "angular_velocity",
+                    "external_wrench.force" => "force",
+                    "external_wrench.torque" => "torque",
+                    other => other,
+                };
+                format!("{path}.{key}")
+            }
+            ModelError::InvalidShape { .. } => format!("{path}.part"),
+            ModelError::DuplicateBody { .. } => format!("{path}.name"),
+            ModelError::InvalidFriction { field, .. } => format!("{friction_path}.{field}"),
+            ModelError::InvalidScene { field, .. } => match field.as_str() {
+                "time_step" | "duration" | "gravity" => format!("simulation.{field}"),
+                f => f.replacen("pair_friction", "pair", 1),
+            },
+        };
+        self.err(field, ErrorKind::InvalidValue, e.to_string())
+    }
+
+    /// `v` as a vector of the scene's dimension.
+    fn vector<S: Space>(&self, v: &[f64], path: &str) -> R<S::Vector> {
+        if v.len() != S::DIM {
+            return Err(self.err(
+                path,
+                ErrorKind::WrongLength,
+                format!(
+                    "has {} entries but the scene is {}D: expected {}",
+                    v.len(),
+                    S::DIM,
+                    S::DIM
+                ),
+            ));
+        }
+        self.finite_all(v, path)?;
+        Ok(S::vector_from_fn(|i| v[i]))
+    }
+
+    fn scalar(&self, n: &Numbers, path: &str, what: &str) -> R<f64> {
+        match n {
+            Numbers::Scalar(x) => self.finite(*x, path),
+            other => Err(self.err(
+                path,
+                ErrorKind::WrongType,
+                format!(
+                    "in a 2D scene {what} is one number, got {}",
+                    describe(other)
+                ),
+            )),
+        }
+    }
+
+    fn list(&self, n: &Numbers, len: usize, path: &str, what: &str) -> R<Vec<f64>> {
+        match n {
+            Numbers::List(v) if v.len() == len => {
+                self.finite_all(v, path)?;
+                Ok(v.clone())
+            }
+            Numbers::List(v) => Err(self.err(
+                path,
+                ErrorKind::WrongLength,
+                format!("has {} entries but in a 3D scene {what} has {len}", v.len()),
+            )),
+            other => Err(self.err(
+                path,
+                ErrorKind::WrongType,
+                format!(
+                    "in a 3D scene {what} is a list of {len} numbers, got {}",
+                    describe(other)
+                ),
+            )),
+        }
+    }
+}
+
+fn describe(n: &Numbers) -> String {
+    match n {
+        Numbers::Scalar(_) => "a number".into(),
+        Numbers::List(v) => format!("a list of {} numbers", v.len()),
+        Numbers::Matrix(rows) => format!("a list of {} lists", rows.len()),
+    }
+}
+
+/// What the file format needs of a dimension beyond [`Dynamics`]: how orientations, angular
+/// quantities and inertias are written, and the parts and functions only one dimension has.
+pub(crate) trait FileSpace: Dynamics {
+    /// 2D: an angle; 3D: a unit quaternion `[w, x, y, z]`.
+    fn rotation(cx: Ctx, n: &Numbers, path: &str) -> R<Self::Rotation>;
+    /// 2D: a number; 3D: a 3-list.
+    fn angular(cx: Ctx, n: &Numbers, path: &str) -> R<Self::Angular>;
+    /// 2D: a number; 3D: principal moments `[Ixx, Iyy, Izz]` or a 3 × 3 matrix.
+    fn inertia(cx: Ctx, n: &Numbers, path: &str) -> R<Self::Inertia>;
+    /// The parts of kind `polygon`, `polyhedron` and `cylinder` (keys already checked).
+    fn constructed_part(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPart<Self>>;
+    /// An `infinite_cylinder` function (3D only; the dimension is already checked).
+    fn infinite_cylinder(cx: Ctx, radius: f64, path: &str) -> R<Arc<dyn ImplicitFn<Self>>>;
+}
+
+fn wrong_dimension(cx: Ctx, kind: PartKind, dim: usize, path: &str) -> ScenarioError {
+    cx.err(
+        format!("{path}.kind"),
+        ErrorKind::InvalidValue,
+        format!(
+            "a part of kind `{}` exists only in {}D, but the scene is {dim}D",
+            kind.as_str(),
+            5 - dim
+        ),
+    )
+}
+
+impl FileSpace for Planar {
+    fn rotation(cx: Ctx, n: &Numbers, path: &str) -> R<UnitComplex<f64>> {
+        Ok(UnitComplex::new(cx.scalar(
+            n,
+            path,
+            "an orientation (angle in rad)",
+        )?))
+    }
+    fn angular(cx: Ctx, n: &Numbers, path: &str) -> R<nalgebra::Vector1<f64>> {
+        Ok(nalgebra::Vector1::new(cx.scalar(
+            n,
+            path,
+            "an angular quantity",
+        )?))
+    }
+    fn inertia(cx: Ctx, n: &Numbers, path: &str) -> R<f64> {
+        cx.scalar(n, path, "the inertia")
+    }
+    fn constructed_part(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPart<Planar>> {
+        match spec.kind {
+            PartKind::Polygon => {
+                let vs = spec.vertices.as_deref().unwrap_or_default();
+                let mut vertices = Vec::with_capacity(vs.len());
+                for (k, v) in vs.iter().enumerate() {
+                    vertices.push(cx.vector::<Planar>(v, &format!("{path}.vertices[{k}]"))?);
+                }
+                ConvexPart::polygon(&vertices).map_err(|e| cx.geometry(e, path))
+            }
+            kind => Err(wrong_dimension(cx, kind, 2, path)),
+        }
+    }
+    fn infinite_cylinder(cx: Ctx, _radius: f64, path: &str) -> R<Arc<dyn ImplicitFn<Planar>>> {
+        Err(cx.err(
+            format!("{path}.shape"),
+            ErrorKind::InvalidValue,
+            "`infinite_cylinder` is a 3D shape but the scene is 2D",
+        ))
+    }
+}
+
+impl FileSpace for Spatial {
+    fn rotation(cx: Ctx, n: &Numbers, path: &str) -> R<UnitQuaternion<f64>> {
+        let q = cx.list(n, 4, path, "an orientation (unit quaternion [w, x, y, z])")?;
+        let q = Quaternion::new(q[0], q[1], q[2], q[3]);
+        if let Some(reason) = quaternion_problem(&q) {
+            return Err(cx.err(path, ErrorKind::InvalidValue, reason));
+        }
+        Ok(UnitQuaternion::new_unchecked(q))
+    }
+    fn angular(cx: Ctx, n: &Numbers, path: &str) -> R<Vector3<f64>> {
+        let v = cx.list(n, 3, path, "an angular quantity")?;
+        Ok(Vector3::new(v[0], v[1], v[2]))
+    }
+    fn inertia(cx: Ctx, n: &Numbers, path: &str) -> R<Matrix3<f64>> {
+        const WHAT: &str = "the inertia is [Ixx, Iyy, Izz] (principal moments) or a 3 × 3 matrix [[..], [..], [..]]";
+        match n {
+            Numbers::List(v) if v.len() == 3 => {
+                cx.finite_all(v, path)?;
+                Ok(Matrix3::from_diagonal(&Vector3::new(v[0], v[1], v[2])))
+            }
+            Numbers::Matrix(rows) if rows.len() == 3 => {
+                for (r, row) in rows.iter().enumerate() {
+                    let p = format!("{path}[{r}]");
+                    if row.len() != 3 {
+                        return Err(cx.err(
+                            p,
+                            ErrorKind::WrongLength,
+                            format!("has {} entries but an inertia row has 3", row.len()),
+                        ));
+                    }
+                    cx.finite_all(row, &p)?;
+                }
+                Ok(Matrix3::from_fn(|r, c| rows[r][c]))
+            }
+            Numbers::List(v) => Err(cx.err(
+                path,
+                ErrorKind::WrongLength,
+                format!("has {} entries but in a 3D scene {WHAT}", v.len()),
+            )),
+            Numbers::Matrix(rows) => Err(cx.err(
+                path,
+                ErrorKind::WrongLength,
+                format!("has {} rows but in a 3D scene {WHAT}", rows.len()),
+            )),
+            Numbers::Scalar(_) => Err(cx.err(
+                path,
+                ErrorKind::WrongType,
+                format!("got a number but in a 3D scene {WHAT}"),
+            )),
+        }
+    }
+    fn constructed_part(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPart<Spatial>> {
+        match spec.kind {
+            PartKind::Polyhedron => {
+                let planes = spec.planes.as_deref().unwrap_or_default();
+                let mut hs = Vec::with_capacity(planes.len());
+                for (k, p) in planes.iter().enumerate() {
+                    let pp = format!("{path}.planes[{k}]");
+                    let n = cx.vector::<Spatial>(&p.normal, &format!("{pp}.normal"))?;
+                    if n.norm() == 0.0 {
+                        return Err(cx.err(
+                            format!("{pp}.normal"),
+                            ErrorKind::InvalidValue,
+                            "must not be zero",
+                        ));
+                    }
+                    hs.push((n, cx.finite(p.offset, &format!("{pp}.offset"))?));
+                }
+                ConvexPart::polyhedron(&hs).map_err(|e| cx.geometry(e, path))
+            }
+            PartKind::Cylinder => {
+                let r = cx.finite(spec.radius.unwrap_or_default(), &format!("{path}.radius"))?;
+                let hh = spec.half_height.unwrap_or_default();
+                let hh = cx.finite(hh, &format!("{path}.half_height"))?;
+                ConvexPart::cylinder(r, hh).map_err(|e| cx.geometry(e, path))
+            }
+            kind => Err(wrong_dimension(cx, kind, 3, path)),
+        }
+    }
+    fn infinite_cylinder(cx: Ctx, radius: f64, path: &str) -> R<Arc<dyn ImplicitFn<Spatial>>> {
+        let f = InfiniteCylinder::new(radius).map_err(|e| cx.geometry(e, path))?;
+        Ok(Arc::new(f))
+    }
+}
+
+/// Rejects the keys of an item that do not apply to its kind and requires those that must be
+/// there. `present` lists `(key, is_given)`; `allowed` and `required` name keys.
+fn check_keys(
+    cx: Ctx,
+    path: &str,
+    what: &str,
+    present: &[(&str, bool)],
+    allowed: &[&str],
+    required: &[&str],
+) -> R<()> {
+    for (key, given) in present {
+        if *given && !allowed.contains(key) {
+            return Err(cx.err(
+                format!("{path}.{key}"),
+                ErrorKind::UnknownKey,
+                format!(
+                    "does not apply to {what} (its keys: {})",
+                    if allowed.is_empty() {
+                        "none".to_string()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+    for key in required {
+        if !present.iter().any(|(k, given)| k == key && *given) {
+            return Err(cx.err(
+                format!("{path}.{key}"),
+                ErrorKind::MissingKey,
+                format!("missing: {what} needs it"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn placement<S: FileSpace>(
+    cx: Ctx,
+    position: Option<&Vec<f64>>,
+    orientation: Option<&Numbers>,
+    path: &str,
+) -> R<Option<Pose<S>>> {
+    if position.is_none() && orientation.is_none() {
+        return Ok(None);
+    }
+    let position = match position {
+        Some(p) => cx.vector::<S>(p, &format!("{path}.position"))?,
+        None => S::zero_vector(),
+    };
+    let rotation = match orientation {
+        Some(o) => S::rotation(cx, o, &format!("{path}.orientation"))?,
+        None => S::rotation_identity(),
+    };
+    Ok(Some(Pose { position, rotation }))
+}
+
+fn build_function<S: FileSpace>(cx: Ctx, spec: &FunctionSpec, path: &str) -> R<Placed<S>> {
+    let shape = spec.shape;
+    if shape.dimension() as usize != S::DIM {
+        let hint = shape
+            .counterpart()
+            .map(|c| format!("; use `{}`", c.as_str()))
+            .unwrap_or_default();
+        return Err(cx.err(
+            format!("{path}.shape"),
+            ErrorKind::InvalidValue,
+            format!(
+                "`{}` is a {}D shape but the scene is {}D{hint}",
+                shape.as_str(),
+                shape.dimension(),
+                S::DIM
+            ),
+        ));
+    }
+    let keys: &[&str] = match shape {
+        ShapeKind::Circle | ShapeKind::Sphere | ShapeKind::InfiniteCylinder => &["radius"],
+        ShapeKind::Ellipse | ShapeKind::Ellipsoid => &["semi_axes"],
+        ShapeKind::Superellipse | ShapeKind::Superellipsoid => &["semi_axes", "exponent"],
+        ShapeKind::HalfPlane | ShapeKind::HalfSpace => &["normal", "offset"],
+    };
+    check_keys(
+        cx,
+        path,
+        &format!("a `{}`", shape.as_str()),
+        &[
+            ("radius", spec.radius.is_some()),
+            ("semi_axes", spec.semi_axes.is_some()),
+            ("exponent", spec.exponent.is_some()),
+            ("normal", spec.normal.is_some()),
+            ("offset", spec.offset.is_some()),
+        ],
+        keys,
+        keys,
+    )?;
+    let p = |key: &str| format!("{path}.{key}");
+    let geo = |e| cx.geometry(e, path);
+    let function: Arc<dyn ImplicitFn<S>> = match shape {
+        ShapeKind::Circle | ShapeKind::Sphere => {
+            let r = cx.finite(spec.radius.unwrap_or_default(), &p("radius"))?;
+            Arc::new(Ball::<S>::new(r).map_err(geo)?)
+        }
+        ShapeKind::Ellipse | ShapeKind::Ellipsoid => {
+            let a = cx.vector::<S>(
+                spec.semi_axes.as_deref().unwrap_or_default(),
+                &p("semi_axes"),
+            )?;
+            Arc::new(Ellipsoid::<S>::new(a).map_err(geo)?)
+        }
+        ShapeKind::Superellipse | ShapeKind::Superellipsoid => {
+            let a = cx.vector::<S>(
+                spec.semi_axes.as_deref().unwrap_or_default(),
+                &p("semi_axes"),
+            )?;
+            let e = cx.finite(spec.exponent.unwrap_or_default(), &p("exponent"))?;
+            Arc::new(Superellipsoid::<S>::new(a, e).map_err(geo)?)
+        }
+        ShapeKind::HalfPlane | ShapeKind::HalfSpace => {
+            let n = cx.vector::<S>(spec.normal.as_deref().unwrap_or_default(), &p("normal"))?;
+            let d = cx.finite(spec.offset.unwrap_or_default(), &p("offset"))?;
+            Arc::new(HalfSpace::<S>::new(n, d).map_err(geo)?)
+        }
+        ShapeKind::InfiniteCylinder => {
+            let r = cx.finite(spec.radius.unwrap_or_default(), &p("radius"))?;
+            S::infinite_cylinder(cx, r, path)?
+        }
+    };
+    let placement = placement::<S>(cx, spec.position.as_ref(), spec.orientation.as_ref(), path)?;
+    Ok(Placed {
+        function,
+        placement: placement.unwrap_or_default(),
+    })
+}
+
+fn build_part<S: FileSpace>(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPart<S>> {
+    let (allowed, required): (&[&str], &[&str]) = match spec.kind {
+        PartKind::Intersection => (&["function"], &["function"]),
+        PartKind::Box => (&["half_extents"], &["half_extents"]),
+        PartKind::Polygon => (&["vertices"], &["vertices"]),
+        PartKind::Polyhedron => (&["planes"], &["planes"]),
+        PartKind::Cylinder => (&["radius", "half_height"], &["radius", "half_height"]),
+    };
+    check_keys(
+        cx,
+        path,
+        &format!("a part of kind `{}`", spec.kind.as_str()),
+        &[
+            ("function", !spec.function.is_empty()),
+            ("half_extents", spec.half_extents.is_some()),
+            ("vertices", spec.vertices.is_some()),
+            ("planes", spec.planes.is_some()),
+            ("radius", spec.radius.is_some()),
+            ("half_height", spec.half_height.is_some()),
+        ],
+        allowed,
+        required,
+    )?;
+    let part = match spec.kind {
+        PartKind::Intersection => {
+            let mut fs = Vec::with_capacity(spec.function.len());
+            for (k, f) in spec.function.iter().enumerate() {
+                fs.push(build_function::<S>(
+                    cx,
+                    f,
+                    &format!("{path}.function[{k}]"),
+                )?);
+            }
+            ConvexPart::new(path, fs).map_err(|e| cx.geometry(e, path))?
+        }
+        PartKind::Box => {
+            let h = spec.half_extents.as_deref().unwrap_or_default();
+            let h = cx.vector::<S>(h, &format!("{path}.half_extents"))?;
+            ConvexPart::cuboid(h).map_err(|e| cx.geometry(e, path))?
+        }
+        _ => S::constructed_part(cx, spec, path)?,
+    };
+    let placement = placement::<S>(cx, spec.position.as_ref(), spec.orientation.as_ref(), path)?;
+    Ok(match placement {
+        Some(pose) => part.placed(&pose),
+        None => part,
+    })
+}
+
+fn friction(cx: Ctx, f: &FrictionSpec, path: &str, owner: &str) -> R<Friction> {
+    let friction = Friction::elliptic(f.mu, f.e_t, f.e_o, f.e_r);
+    for (key, v) in [("mu", f.mu), ("e_t", f.e_t), ("e_o", f.e_o), ("e_r", f.e_r)] {
+        cx.finite(v, &format!("{path}.{key}"))?;
+    }
+    friction
+        .validate(owner)
+        .map_err(|e| cx.model(e, path, path))?;
+    Ok(friction)
+}
+
+fn build_body<S: FileSpace>(cx: Ctx, spec: &BodySpec, path: &str) -> R<RigidBody<S>> {
+    let p = |key: &str| format!("{path}.{key}");
+    if spec.name.trim().is_empty() {
+        return Err(cx.err(p("name"), ErrorKind::InvalidValue, "must not be empty"));
+    }
+    if spec.part.is_empty() {
+        return Err(cx.err(
+            p("part"),
+            ErrorKind::MissingKey,
+            "a body needs at least one [[body.part]]",
+        ));
+    }
+    let mut parts = Vec::with_capacity(spec.part.len());
+    for (j, part) in spec.part.iter().enumerate() {
+        parts.push(build_part::<S>(cx, part, &format!("{path}.part[{j}]"))?);
+    }
+    let shape = BodyShape::new(&spec.name, parts).map_err(|e| cx.geometry(e, &p("part")))?;
+    let position = cx.vector::<S>(&spec.position, &p("position"))?;
+    let rotation = match &spec.orientation {
+        Some(o) => S::rotation(cx, o, &p("orientation"))?,
+        None => S::rotation_identity(),
+    };
+    let pose = Pose { position, rotation };
+    let velocity = match &spec.velocity {
+        Some(v) => cx.vector::<S>(v, &p("velocity"))?,
+        None => S::zero_vector(),
+    };
+    let angular_velocity = match &spec.angular_velocity {
+        Some(w) => S::angular(cx, w, &p("angular_velocity"))?,
+        None => S::zero_angular(),
+    };
+    let force = match &spec.force {
+        Some(f) => cx.vector::<S>(f, &p("force"))?,
+        None => S::zero_vector(),
+    };
+    let torque = match &spec.torque {
+        Some(t) => S::angular(cx, t, &p("torque"))?,
+        None => S::zero_angular(),
+    };
+    let model = |e| cx.model(e, path, &p("friction"));
+    let body = if spec.fixed {
+        let moving = [
+            ("velocity", velocity != S::zero_vector()),
+            ("angular_velocity", angular_velocity != S::zero_angular()),
+            ("force", force != S::zero_vector()),
+            ("torque", torque != S::zero_angular()),
+        ];
+        if let Some((key, _)) = moving.iter().find(|(_, nonzero)| *nonzero) {
+            return Err(cx.err(
+                p(key),
+                ErrorKind::InvalidValue,
+                "a fixed body never moves: it can have no velocity and no applied force or \
+                 torque (remove the key or set `fixed = false`)",
+            ));
+        }
+        RigidBody::fixed(&spec.name, shape, pose).map_err(model)?
+    } else {
+        let Some(mass) = spec.mass else {
+            return Err(cx.err(
+                p("mass"),
+                ErrorKind::MissingKey,
+                "missing: a moving body needs a mass",
+            ));
+        };
+        let mass = cx.finite(mass, &p("mass"))?;
+        let Some(inertia) = &spec.inertia else {
+            return Err(cx.err(
+                p("inertia"),
+                ErrorKind::MissingKey,
+                "missing: a moving body needs an inertia",
+            ));
+        };
+        let inertia = S::inertia(cx, inertia, &p("inertia"))?;
+        RigidBody::new(&spec.name, mass, inertia, shape, pose)
+            .map_err(model)?
+            .with_twist(Twist::new(velocity, angular_velocity))
+            .map_err(model)?
+            .with_external_wrench(Wrench::new(force, torque))
+            .map_err(model)?
+    };
+    match &spec.friction {
+        Some(f) => {
+            let f = friction(cx, f, &p("friction"), &format!("body `{}`", spec.name))?;
+            body.with_friction(f).map_err(model)
+        }
+        None => Ok(body),
+    }
+}
+
+/// Fails if two bodies, at least one of them moving, overlap at their initial poses: a pair of
+/// parts whose [`proximity()`] is [`ContactState::Intersecting`]. Touching (depth within the
+/// proximity tolerance, `10⁻⁷`) is allowed: resting contact starts touching.
+fn check_overlaps<S: Space + Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
+    let settings = ProximitySettings::default();
+    let bodies = &scene.bodies;
+    for i in 0..bodies.len() {
+        for j in i + 1..bodies.len() {
+            let (bi, bj) = (&bodies[i], &bodies[j]);
+            if bi.fixed && bj.fixed {
+                continue;
+            }
+            let field = if bj.fixed { i } else { j };
+            for (a, pa) in bi.shape.parts().iter().enumerate() {
+                for (b, pb) in bj.shape.parts().iter().enumerate() {
+                    if far_apart(pa, &bi.pose, pb, &bj.pose) {
+                        continue;
+                    }
+                    let which = format!(
+                        "bodies `{}` (body[{i}].part[{a}]) and `{}` (body[{j}].part[{b}])",
+                        bi.name, bj.name
+                    );
+                    match proximity(pa, &bi.pose, pb, &bj.pose, &settings) {
+                        Ok(p) if p.state == ContactState::Intersecting => {
+                            return Err(cx.err(
+                                format!("body[{field}].position"),
+                                ErrorKind::Overlap,
+                                format!(
+                                    "{which} overlap at t = 0 (depth {:.3e}); they may touch \
+                                     but not overlap",
+                                    p.depth.unwrap_or(f64::NAN)
+                                ),
+                            ));
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            return Err(cx.err(
+                                format!("body[{field}].position"),
+                                ErrorKind::InvalidValue,
+                                format!("cannot decide whether {which} overlap at t = 0: {e}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// True if the bounding balls of the two parts are clearly disjoint (skips a proximity solve).
+fn far_apart<S: Space>(a: &ConvexPart<S>, pa: &Pose<S>, b: &ConvexPart<S>, pb: &Pose<S>) -> bool {
+    match (
+        a.interior_point(),
+        a.bounding_radius(),
+        b.interior_point(),
+        b.bounding_radius(),
+    ) {
+        (Some(ca), Some(ra), Some(cb), Some(rb)) => {
+            let d = S::norm(&(pa.transform_point(&ca) - pb.transform_point(&cb)));
+            d > (ra + rb) * (1.0 + 1e-6) + 1e-6
+        }
+        _ => false,
+    }
+}
+
+fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
+    let sim = &file.simulation;
+    let h = cx.finite(sim.time_step, "simulation.time_step")?;
+    if h <= 0.0 {
+        return Err(cx.err(
+            "simulation.time_step",
+            ErrorKind::InvalidValue,
+            format!("must be > 0, got {h}"),
+        ));
+    }
+    let duration = cx.finite(sim.duration, "simulation.duration")?;
+    if duration < 0.0 {
+        return Err(cx.err(
+            "simulation.duration",
+            ErrorKind::InvalidValue,
+            format!("must be ≥ 0, got {duration}"),
+        ));
+    }
+    let gravity = cx.vector::<S>(&sim.gravity, "simulation.gravity")?;
+    let default_friction = friction(cx, &file.friction, "friction", "the scene default")?;
+    let mut scene = Scene::new(&file.name, gravity, default_friction, h, duration)
+        .map_err(|e| cx.model(e, "", "friction"))?;
+    if file.body.is_empty() {
+        return Err(cx.err(
+            "body",
+            ErrorKind::MissingKey,
+            "a scenario needs at least one [[body]]",
+        ));
+    }
+    if file.body.iter().all(|b| b.fixed) {
+        return Err(cx.err(
+            "body",
+            ErrorKind::InvalidValue,
+            "every body is fixed: nothing would move",
+        ));
+    }
+    for (i, spec) in file.body.iter().enumerate() {
+        let path = format!("body[{i}]");
+        if let Some(k) = file.body[..i].iter().position(|b| b.name == spec.name) {
+            return Err(cx.err(
+                format!("{path}.name"),
+                ErrorKind::DuplicateName,
+                format!(
+                    "`{}` is already the name of body[{k}]; names must be unique",
+                    spec.name
+                ),
+            ));
+        }
+        let body = build_body::<S>(cx, spec, &path)?;
+        scene = scene
+            .with_body(body)
+            .map_err(|e| cx.model(e, &path, "friction"))?;
+    }
+    for (k, pair) in file.pair.iter().enumerate() {
+        let path = format!("pair[{k}]");
+        for (key, name) in [("body1", &pair.body1), ("body2", &pair.body2)] {
+            if scene.body_index(name).is_none() {
+                let names: Vec<String> = scene
+                    .bodies
+                    .iter()
+                    .map(|b| format!("`{}`", b.name))
+                    .collect();
+                return Err(cx.err(
+                    format!("{path}.{key}"),
+                    ErrorKind::UnknownBody,
+                    format!(
+                        "no body is named `{name}` (the bodies: {})",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+        let spec = FrictionSpec {
+            mu: pair.mu,
+            e_t: pair.e_t,
+            e_o: pair.e_o,
+            e_r: pair.e_r,
+        };
+        let f = friction(
+            cx,
+            &spec,
+            &path,
+            &format!("pair (`{}`, `{}`)", pair.body1, pair.body2),
+        )?;
+        scene = scene
+            .with_pair_friction(&pair.body1, &pair.body2, f)
+            .map_err(|e| cx.model(e, &path, &path))?;
+    }
+    check_overlaps(cx, &scene)?;
+    Ok(scene)
+}
+
+/// `name` is usable as a folder name on every platform.
+fn check_name(cx: Ctx, name: &str) -> R<()> {
+    let ok = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(cx.err(
+            "name",
+            ErrorKind::InvalidValue,
+            format!(
+                "`{name}` cannot name the output folder: use letters, digits, `_`, `-` and `.` \
+                 only"
+            ),
+        ))
+    }
+}
+
+impl ScenarioFile {
+    /// Builds the scenario, checking every field (see the [module docs](super)); `file` names
+    /// the source in errors. Errors carry no line and column: [`super::parse`] adds them.
+    pub fn build(&self, file: &str) -> Result<Scenario, ScenarioError> {
+        let cx = Ctx { file };
+        check_name(cx, &self.name)?;
+        let scene = match self.dimension {
+            2 => AnyScene::Planar(build_scene::<Planar>(cx, self)?),
+            3 => AnyScene::Spatial(build_scene::<Spatial>(cx, self)?),
+            d => {
+                return Err(cx.err(
+                    "dimension",
+                    ErrorKind::InvalidValue,
+                    format!("must be 2 or 3, got {d}"),
+                ));
+            }
+        };
+        let solver = self.solver.clone().unwrap_or_default();
+        solver.validate().map_err(|e| {
+            cx.err(
+                format!("solver.{}", e.field),
+                ErrorKind::InvalidValue,
+                e.reason,
+            )
+        })?;
+        Ok(Scenario {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            file: file.to_string(),
+            scene,
+            stepper: self.simulation.stepper,
+            solver,
+            outputs: self.output,
+            time_step: self.simulation.time_step,
+            duration: self.simulation.duration,
+            source: self.clone(),
+        })
+    }
+}

@@ -1,0 +1,400 @@
+//! Scenario files: TOML ↔ the scene description, with validation that names the file, the
+//! field and the reason.
+//!
+//! [`load`] reads a file and [`parse`] a text into a [`Scenario`]: the scene (planar or
+//! spatial, [`AnyScene`]), the stepper, the solver settings, the outputs, the time step and the
+//! duration. Reading happens in four passes, each error an [`ScenarioError`] that says
+//! `FILE:LINE:COLUMN: field `PATH`: REASON`:
+//!
+//! 1. **TOML syntax** (line and column from the parser).
+//! 2. **Structure** ([`schema`], serde with `deny_unknown_fields` everywhere): unknown keys,
+//!    missing required keys, wrong TOML types, unknown names (`stepper`, `shape`, `kind`).
+//! 3. **Finite numbers**: TOML allows `nan` and `inf`; a scenario rejects them anywhere.
+//! 4. **Meaning** ([`ScenarioFile::build`]): list lengths against the dimension ("has 3
+//!    entries but the scene is 2D"), keys that do not apply to a shape, non-physical values
+//!    (mass, inertia, radii, semi-axes, exponent `p ≥ 2`, time step, friction), unit
+//!    quaternions, unique body names, `[[pair]]` bodies that exist, and **no overlap at
+//!    t = 0**: every pair of parts of different bodies, at least one moving, is classified by
+//!    [`crate::geometry::proximity()`]; `Intersecting` is an error naming both bodies, `Touching`
+//!    is allowed (resting contact starts touching). Errors of the model and geometry
+//!    constructors are wrapped with the field's path.
+//!
+//! Field paths follow the file: `simulation.time_step`, `body[1].mass`,
+//! `body[1].part[0].function[0].radius`, `pair[0].body2` (indices from 0, in file order).
+//!
+//! # The format
+//!
+//! A complete 3D example (every key shown; optional ones say their default):
+//!
+//! ```toml
+//! name = "demo"                  # names the output folder DIR/<name>/: letters, digits, _ - .
+//! dimension = 3                  # 2: planar bodies (x, y, θ); 3: position + unit quaternion
+//! description = "free text"      # optional
+//!
+//! [simulation]
+//! time_step = 0.01               # h > 0 (s)
+//! duration = 2.0                 # T ≥ 0 (s)
+//! stepper = "implicit"           # optional: "implicit" (default) or "lcp"
+//! gravity = [0.0, 0.0, -9.81]    # one entry per dimension; required (write zeros for none)
+//!
+//! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
+//! tolerance = 1e-10
+//! order = ["path_search", "fischer_burmeister", "levenberg_marquardt"]
+//! path = { major_iteration_limit = 500 }
+//!
+//! [friction]                     # the scene default (paper eq. 5)
+//! mu = 0.3                       # μ ≥ 0
+//! e_t = 1.0                      # optional, default 1 (all e > 0)
+//! e_o = 1.0                      # optional, default 1
+//! e_r = 0.3                      # optional, default 1 (torsion, a length; 3D)
+//!
+//! [[body]]
+//! name = "ground"
+//! fixed = true                   # optional, default false; a fixed body needs no mass/inertia
+//! position = [0.0, 0.0, 0.0]
+//! [[body.part]]                  # a body is a union of convex parts…
+//! [[body.part.function]]         # …each the intersection of one or more functions f ≤ 0
+//! shape = "half_space"           # normal · ξ ≤ offset
+//! normal = [0.0, 0.0, 1.0]
+//! offset = 0.0
+//!
+//! [[body]]
+//! name = "dumbbell"
+//! mass = 2.0                     # m > 0 (moving bodies)
+//! inertia = [0.5, 0.5, 0.2]      # 3D: principal [Ixx, Iyy, Izz] or [[..], [..], [..]]; 2D: one number
+//! position = [0.0, 0.0, 1.0]     # the body origin = the centre of mass
+//! orientation = [1.0, 0.0, 0.0, 0.0]  # optional: 3D unit quaternion [w, x, y, z]; 2D angle (rad)
+//! velocity = [1.0, 0.0, 0.0]     # optional, default 0
+//! angular_velocity = [0.0, 0.0, 1.0]  # optional, world frame; 2D one number
+//! force = [0.0, 0.0, 0.0]        # optional constant applied force (world frame), besides gravity
+//! torque = [0.0, 0.0, 0.0]       # optional constant applied torque about the origin; 2D one number
+//! friction = { mu = 0.5 }        # optional body default (two bodies' defaults combine)
+//! [[body.part]]
+//! [[body.part.function]]
+//! shape = "sphere"               # circle | sphere: radius
+//! radius = 0.5
+//! position = [0.0, 0.0, -0.5]    # optional placement of the function in the part's frame
+//! [[body.part]]                  # a second part: an intersection of two functions
+//! position = [0.0, 0.0, 0.5]     # optional placement of the part in the body frame
+//! [[body.part.function]]
+//! shape = "superellipsoid"       # ellipse | ellipsoid: semi_axes; superellipse | superellipsoid: + exponent ≥ 2
+//! semi_axes = [0.5, 0.5, 0.3]
+//! exponent = 4.0
+//! [[body.part.function]]
+//! shape = "half_space"
+//! normal = [0.0, 0.0, 1.0]
+//! offset = 0.1
+//! [[body.part]]                  # a whole part from a constructor
+//! kind = "box"                   # box (2D too) | polygon (2D) | polyhedron (3D) | cylinder (3D)
+//! half_extents = [0.1, 0.1, 0.8]
+//! # kind = "polygon",    vertices = [[x, y], …] counter-clockwise
+//! # kind = "polyhedron", planes = [{ normal = [..], offset = .. }, …]
+//! # kind = "cylinder",   radius = .., half_height = ..   (axis along the part's z)
+//! # shape = "infinite_cylinder", radius = ..             (3D function, axis along its z)
+//!
+//! [[pair]]                       # optional: friction between two named bodies, overriding all
+//! body1 = "ground"
+//! body2 = "dumbbell"
+//! mu = 0.2                       # e_t, e_o, e_r optional, default 1
+//!
+//! [output]                       # optional: which files a run writes (summary.json always)
+//! trajectory = true              # default true
+//! contacts = true                # default true
+//! ```
+//!
+//! The shape names carry their dimension (`circle`, `ellipse`, `superellipse`, `half_plane`
+//! in 2D; `sphere`, `ellipsoid`, `superellipsoid`, `half_space`, `infinite_cylinder` in 3D);
+//! the wrong one for the scene is an error that names the right one. Keys that do not belong
+//! to a shape or part kind (an `exponent` on a circle) are errors too. The paper's two rigid
+//! examples are `paper_cases/disc_on_plane.toml` and `paper_cases/sphere_on_two_spheres.toml`.
+//!
+//! # Writing scenarios
+//!
+//! A [`Scenario`] keeps the [`ScenarioFile`] it was built from ([`Scenario::source`]);
+//! [`ScenarioFile::to_toml`] writes it back, and parsing that text gives the same file and the
+//! same scene. Build a [`ScenarioFile`] in Rust and call [`ScenarioFile::build`] to get the
+//! same checks as for a file.
+//!
+//! ```no_run
+//! let scenario = implicit_contact::scenario::load("paper_cases/disc_on_plane.toml")?;
+//! if let implicit_contact::scenario::AnyScene::Planar(scene) = &scenario.scene {
+//!     assert_eq!(scene.bodies[0].name, "disc");
+//! }
+//! # Ok::<(), implicit_contact::scenario::ScenarioError>(())
+//! ```
+
+mod build;
+pub mod error;
+pub mod schema;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{ErrorKind, Location, ScenarioError};
+pub use schema::{
+    BodySpec, FrictionSpec, FunctionSpec, Numbers, Outputs, PairSpec, PartKind, PartSpec,
+    PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec, Stepper,
+};
+
+use crate::geometry::{Planar, Spatial};
+use crate::mcp::SolveSettings;
+use crate::model::Scene;
+use std::path::Path;
+use toml::de::{DeTable, DeValue};
+
+/// A scene of either dimension, as a scenario file describes it.
+#[derive(Debug, Clone)]
+pub enum AnyScene {
+    /// A 2D scene (`dimension = 2`).
+    Planar(Scene<Planar>),
+    /// A 3D scene (`dimension = 3`).
+    Spatial(Scene<Spatial>),
+}
+
+impl AnyScene {
+    /// 2 or 3.
+    pub fn dimension(&self) -> u32 {
+        match self {
+            AnyScene::Planar(_) => 2,
+            AnyScene::Spatial(_) => 3,
+        }
+    }
+
+    /// The scene's name.
+    pub fn name(&self) -> &str {
+        match self {
+            AnyScene::Planar(s) => &s.name,
+            AnyScene::Spatial(s) => &s.name,
+        }
+    }
+
+    /// The body names, in scene order.
+    pub fn body_names(&self) -> Vec<&str> {
+        match self {
+            AnyScene::Planar(s) => s.bodies.iter().map(|b| b.name.as_str()).collect(),
+            AnyScene::Spatial(s) => s.bodies.iter().map(|b| b.name.as_str()).collect(),
+        }
+    }
+}
+
+/// A checked scenario: the scene and everything a run needs besides it.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The scenario's name (the output folder `DIR/<name>/`; also the scene's name).
+    pub name: String,
+    /// The free-text description (may be empty).
+    pub description: String,
+    /// The file it was read from, as given to [`load`] or [`parse`].
+    pub file: String,
+    /// The bodies, gravity, friction, time step and duration.
+    pub scene: AnyScene,
+    /// Which stepper runs it.
+    pub stepper: Stepper,
+    /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
+    pub solver: SolveSettings,
+    /// Which outputs to write.
+    pub outputs: Outputs,
+    /// The time step `h` (equals the scene's).
+    pub time_step: f64,
+    /// The duration `T` (equals the scene's).
+    pub duration: f64,
+    /// The file's content, to write the scenario back ([`ScenarioFile::to_toml`]).
+    pub source: ScenarioFile,
+}
+
+impl Scenario {
+    /// The same scenario with another time step (e.g. a command-line override), checked like
+    /// the file's `simulation.time_step`.
+    pub fn with_time_step(&self, time_step: f64) -> Result<Self, ScenarioError> {
+        let mut source = self.source.clone();
+        source.simulation.time_step = time_step;
+        source.build(&self.file)
+    }
+
+    /// The same scenario with another duration, checked like `simulation.duration`.
+    pub fn with_duration(&self, duration: f64) -> Result<Self, ScenarioError> {
+        let mut source = self.source.clone();
+        source.simulation.duration = duration;
+        source.build(&self.file)
+    }
+
+    /// The scenario as TOML text; [`parse`] reads it back to the same scenario.
+    pub fn to_toml(&self) -> String {
+        self.source.to_toml()
+    }
+}
+
+/// Reads and checks the scenario file at `path` (see the [module docs](self)).
+pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+        file: file.clone(),
+        reason: e.to_string(),
+    })?;
+    parse(&text, &file)
+}
+
+/// Parses and checks a scenario given as text; `file_name` names it in errors.
+pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
+    let root = DeTable::parse(text).map_err(|e| ScenarioError::Syntax {
+        file: file_name.to_string(),
+        location: Location::of_offset(text, e.span().map_or(0, |s| s.start)),
+        reason: e.message().trim().to_string(),
+    })?;
+    let deserializer = toml::Deserializer::from(root.clone());
+    let file: ScenarioFile = serde_path_to_error::deserialize(deserializer)
+        .map_err(|e| structure_error(e, text, file_name))?;
+    let root = DeValue::Table(root.into_inner());
+    if let Some((field, raw, offset)) = first_non_finite(&root, String::new()) {
+        return Err(ScenarioError::Invalid {
+            file: file_name.to_string(),
+            location: Some(Location::of_offset(text, offset)),
+            field,
+            kind: ErrorKind::NotFinite,
+            reason: format!("must be finite, got `{raw}` (nan and inf are not allowed)"),
+        });
+    }
+    file.build(file_name).map_err(|e| match e {
+        ScenarioError::Invalid {
+            file,
+            location: None,
+            field,
+            kind,
+            reason,
+        } => ScenarioError::Invalid {
+            location: locate(&root, &field).map(|o| Location::of_offset(text, o)),
+            file,
+            field,
+            kind,
+            reason,
+        },
+        other => other,
+    })
+}
+
+/// A serde error of the structure pass, with its path, kind and location.
+fn structure_error(
+    e: serde_path_to_error::Error<toml::de::Error>,
+    text: &str,
+    file_name: &str,
+) -> ScenarioError {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    let message = inner.message().trim().to_string();
+    let quoted = message.split('`').nth(1).unwrap_or_default().to_string();
+    let join = |base: &str, key: &str| {
+        if base == "." || base.is_empty() {
+            key.to_string()
+        } else if base == key || base.ends_with(&format!(".{key}")) {
+            base.to_string()
+        } else {
+            format!("{base}.{key}")
+        }
+    };
+    let (kind, field, reason) = if message.starts_with("unknown field") {
+        (ErrorKind::UnknownKey, join(&path, &quoted), message)
+    } else if message.starts_with("missing field") {
+        (
+            ErrorKind::MissingKey,
+            join(&path, &quoted),
+            format!("missing: the key `{quoted}` is required"),
+        )
+    } else if message.starts_with("unknown variant") {
+        (ErrorKind::InvalidValue, path, message)
+    } else if message.contains("untagged enum Numbers") {
+        (
+            ErrorKind::WrongType,
+            path,
+            "expected a number, a list of numbers or a list of lists of numbers".to_string(),
+        )
+    } else {
+        (ErrorKind::WrongType, path, message)
+    };
+    let field = if field == "." { String::new() } else { field };
+    ScenarioError::Invalid {
+        file: file_name.to_string(),
+        location: inner.span().map(|s| Location::of_offset(text, s.start)),
+        field,
+        kind,
+        reason,
+    }
+}
+
+/// The first (in the text) NaN or infinite float: its path, its text and its byte offset.
+fn first_non_finite(value: &DeValue, path: String) -> Option<(String, String, usize)> {
+    let mut best: Option<(String, String, usize)> = None;
+    let mut consider = |found: Option<(String, String, usize)>| {
+        if let Some(f) = found
+            && best.as_ref().is_none_or(|b| f.2 < b.2)
+        {
+            best = Some(f);
+        }
+    };
+    match value {
+        DeValue::Table(t) => {
+            for (k, v) in t.iter() {
+                let p = if path.is_empty() {
+                    k.get_ref().to_string()
+                } else {
+                    format!("{path}.{}", k.get_ref())
+                };
+                consider(non_finite_at(v.get_ref(), v.span().start, p));
+            }
+        }
+        DeValue::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                consider(non_finite_at(
+                    v.get_ref(),
+                    v.span().start,
+                    format!("{path}[{i}]"),
+                ));
+            }
+        }
+        _ => {}
+    }
+    best
+}
+
+fn non_finite_at(value: &DeValue, offset: usize, path: String) -> Option<(String, String, usize)> {
+    match value {
+        DeValue::Float(f) => {
+            let raw = f.as_str();
+            let x: f64 = raw.replace('_', "").parse().unwrap_or(0.0);
+            (!x.is_finite()).then(|| (path, raw.to_string(), offset))
+        }
+        DeValue::Table(_) | DeValue::Array(_) => first_non_finite(value, path),
+        _ => None,
+    }
+}
+
+/// The byte offset of the deepest item of `path` (`a.b[2].c`) found in the parsed text.
+fn locate(root: &DeValue, path: &str) -> Option<usize> {
+    let mut current = root;
+    let mut offset = None;
+    for segment in path.split('.') {
+        let (key, indices) = match segment.find('[') {
+            Some(i) => (&segment[..i], &segment[i..]),
+            None => (segment, ""),
+        };
+        if !key.is_empty() {
+            let Some(item) = current.get(key) else {
+                return offset;
+            };
+            offset = Some(item.span().start);
+            current = item.get_ref();
+        }
+        for index in indices
+            .split(['[', ']'])
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| s.parse::<usize>().ok())
+        {
+            let Some(item) = current.get(index) else {
+                return offset;
+            };
+            offset = Some(item.span().start);
+            current = item.get_ref();
+        }
+    }
+    offset
+}

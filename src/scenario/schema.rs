@@ -1,0 +1,400 @@
+//! The scenario file as serde types, field for field (see the [module docs](super) for the
+//! format). These types check only the file's *structure* — which keys exist, which are
+//! required, their TOML types — and reject unknown keys everywhere (`deny_unknown_fields`).
+//! Lengths, ranges, dimensions and the geometry are checked when a [`ScenarioFile`] is built
+//! into a [`Scenario`](super::Scenario) ([`ScenarioFile::build`]), where every error gets the
+//! field's path.
+//!
+//! Every type serialises back to the same TOML, so a scenario built or edited in Rust can be
+//! written out ([`ScenarioFile::to_toml`]) and read back.
+
+use crate::mcp::SolveSettings;
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// The scenario's name: names the output folder `DIR/<name>/`, so it may contain only
+    /// letters, digits, `_`, `-` and `.` (and is neither `.` nor `..`).
+    pub name: String,
+    /// `2` (planar bodies, `(x, y, θ)`) or `3` (spatial bodies, position and unit quaternion).
+    pub dimension: u32,
+    /// Free text for people; not used by the simulation.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Time step, duration, stepper and gravity.
+    pub simulation: SimulationSpec,
+    /// Settings of the step's MCP solver (every field optional; defaults of
+    /// [`SolveSettings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver: Option<SolveSettings>,
+    /// The scene's default friction: used for a pair of bodies with neither a `[[pair]]` entry
+    /// nor a body default.
+    pub friction: FrictionSpec,
+    /// The bodies, fixed and moving, in order (`[[body]]`; at least one).
+    pub body: Vec<BodySpec>,
+    /// Per-pair friction overriding every default (`[[pair]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pair: Vec<PairSpec>,
+    /// Which output files a run writes (`summary.json` is always written).
+    #[serde(default)]
+    pub output: Outputs,
+}
+
+/// `[simulation]`: time step, duration, stepper and gravity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// The time step `h > 0` (s).
+    pub time_step: f64,
+    /// The simulated duration `T ≥ 0` (s).
+    pub duration: f64,
+    /// Which time-stepper runs the scene.
+    #[serde(default)]
+    pub stepper: Stepper,
+    /// The gravitational acceleration, one entry per dimension (e.g. `[0.0, -9.81]`); write
+    /// zeros for none. Required, so a scene without gravity says so.
+    pub gravity: Vec<f64>,
+}
+
+/// The time-stepper a scenario asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stepper {
+    /// The paper's geometrically implicit mixed NCP (the default).
+    #[default]
+    Implicit,
+    /// The Stewart–Trinkle LCP baseline (accepted here; the stepper decides whether it can
+    /// run it).
+    Lcp,
+}
+
+impl Stepper {
+    /// The name used in files and in `summary.json`: `implicit` or `lcp`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Stepper::Implicit => "implicit",
+            Stepper::Lcp => "lcp",
+        }
+    }
+}
+
+impl std::fmt::Display for Stepper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Friction parameters of the elliptic law (paper eq. 5): `[friction]` and a body's
+/// `friction = { ... }`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrictionSpec {
+    /// The coefficient of friction `μ ≥ 0`.
+    pub mu: f64,
+    /// Semi-axis `e_t > 0` along the first tangent (default 1).
+    #[serde(default = "one")]
+    pub e_t: f64,
+    /// Semi-axis `e_o > 0` along the second tangent (default 1; 3D only matters).
+    #[serde(default = "one")]
+    pub e_o: f64,
+    /// Semi-axis `e_r > 0` of the torsional moment (a length; default 1; 3D only matters).
+    #[serde(default = "one")]
+    pub e_r: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `[[pair]]`: the friction of the contacts between two named bodies (either order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairSpec {
+    /// One body's name.
+    pub body1: String,
+    /// The other body's name.
+    pub body2: String,
+    /// The coefficient of friction `μ ≥ 0`.
+    pub mu: f64,
+    /// Semi-axis `e_t > 0` (default 1).
+    #[serde(default = "one")]
+    pub e_t: f64,
+    /// Semi-axis `e_o > 0` (default 1).
+    #[serde(default = "one")]
+    pub e_o: f64,
+    /// Semi-axis `e_r > 0` (default 1).
+    #[serde(default = "one")]
+    pub e_r: f64,
+}
+
+/// `[output]`: which files a run writes besides `summary.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outputs {
+    /// Write `trajectory.csv` (default true).
+    #[serde(default = "yes")]
+    pub trajectory: bool,
+    /// Write `contacts.csv` (default true).
+    #[serde(default = "yes")]
+    pub contacts: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Self {
+            trajectory: true,
+            contacts: true,
+        }
+    }
+}
+
+/// A number, a list of numbers or a list of rows: the value of the keys whose form depends on
+/// the dimension (`orientation`, `angular_velocity`, `torque`, `inertia`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Numbers {
+    /// One number (2D angle, angular velocity, torque or inertia).
+    Scalar(f64),
+    /// A list (3D quaternion `[w, x, y, z]`, angular vector, principal inertias).
+    List(Vec<f64>),
+    /// Rows of a matrix (3D inertia tensor).
+    Matrix(Vec<Vec<f64>>),
+}
+
+/// `[[body]]`: one rigid body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Unique name: keys output columns, `[[pair]]` entries and messages.
+    pub name: String,
+    /// A fixed body never moves: `mass` and `inertia` are then optional and ignored, and it
+    /// may not have a velocity, angular velocity, force or torque.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fixed: bool,
+    /// Mass `m > 0` (required for a moving body).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
+    /// Body-frame inertia about the body origin (the centre of mass): 2D a number; 3D the
+    /// principal moments `[Ixx, Iyy, Izz]` or the full symmetric `[[…], […], […]]` (required
+    /// for a moving body).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<Numbers>,
+    /// Position of the body origin (centre of mass) in the world, one entry per dimension.
+    pub position: Vec<f64>,
+    /// Orientation: 2D the angle θ (rad); 3D the unit quaternion `[w, x, y, z]`. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<Numbers>,
+    /// Initial velocity of the body origin (default zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<Vec<f64>>,
+    /// Initial angular velocity ω, world frame: 2D a number, 3D `[wx, wy, wz]` (default zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub angular_velocity: Option<Numbers>,
+    /// A constant applied force (world frame), besides gravity (default zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force: Option<Vec<f64>>,
+    /// A constant applied torque about the body origin (world frame): 2D a number, 3D a
+    /// 3-list (default zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torque: Option<Numbers>,
+    /// This body's default friction (see [`crate::model::Scene::friction_between`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<FrictionSpec>,
+    /// The body's shape: a union of convex parts (`[[body.part]]`; at least one).
+    pub part: Vec<PartSpec>,
+}
+
+/// The kind of a convex part.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartKind {
+    /// The intersection of the part's `[[body.part.function]]` entries (the default).
+    #[default]
+    Intersection,
+    /// A box (2D: rectangle) with `half_extents`, centred on the part's origin.
+    #[serde(alias = "rectangle")]
+    Box,
+    /// A convex polygon (2D) with `vertices` listed counter-clockwise.
+    Polygon,
+    /// A bounded polyhedron (3D): the intersection of the half-spaces `normal · ξ ≤ offset`
+    /// listed in `planes`.
+    Polyhedron,
+    /// A finite cylinder (3D) along the part's `z` axis: `radius`, `half_height`.
+    Cylinder,
+}
+
+impl PartKind {
+    /// The name used in files.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PartKind::Intersection => "intersection",
+            PartKind::Box => "box",
+            PartKind::Polygon => "polygon",
+            PartKind::Polyhedron => "polyhedron",
+            PartKind::Cylinder => "cylinder",
+        }
+    }
+}
+
+fn is_intersection(k: &PartKind) -> bool {
+    *k == PartKind::Intersection
+}
+
+/// `[[body.part]]`: one convex part of a body, either an intersection of functions or a whole
+/// part from a constructor (`kind`), optionally placed in the body frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartSpec {
+    /// How the part is described (default `intersection`).
+    #[serde(default, skip_serializing_if = "is_intersection")]
+    pub kind: PartKind,
+    /// `box`: half the side lengths, one entry per dimension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_extents: Option<Vec<f64>>,
+    /// `polygon`: the vertices `[[x, y], …]`, counter-clockwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertices: Option<Vec<Vec<f64>>>,
+    /// `polyhedron`: the half-spaces `{ normal = [..], offset = .. }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planes: Option<Vec<PlaneSpec>>,
+    /// `cylinder`: the radius.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// `cylinder`: half the length along `z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_height: Option<f64>,
+    /// Where the part's origin sits in the body frame (default the body origin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Vec<f64>>,
+    /// The part's orientation in the body frame (2D angle, 3D unit quaternion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<Numbers>,
+    /// `intersection`: the functions `fᵢ ≤ 0` whose intersection is the part (at least one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub function: Vec<FunctionSpec>,
+}
+
+/// One half-space `normal · ξ ≤ offset` of a polyhedron.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaneSpec {
+    /// The outward normal (need not be unit; not zero).
+    pub normal: Vec<f64>,
+    /// The offset `d` of `normal · ξ ≤ d`.
+    pub offset: f64,
+}
+
+/// The primitive of a `[[body.part.function]]` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeKind {
+    /// 2D disc `‖ξ‖ ≤ radius`.
+    Circle,
+    /// 3D ball `‖ξ‖ ≤ radius`.
+    Sphere,
+    /// 2D ellipse with `semi_axes`.
+    Ellipse,
+    /// 3D ellipsoid with `semi_axes`.
+    Ellipsoid,
+    /// 2D superellipse `Σ |ξᵢ/aᵢ|ᵖ ≤ 1` with `semi_axes` and `exponent` `p ≥ 2`.
+    Superellipse,
+    /// 3D superellipsoid, likewise.
+    Superellipsoid,
+    /// 2D half-plane `normal · ξ ≤ offset`.
+    HalfPlane,
+    /// 3D half-space `normal · ξ ≤ offset`.
+    HalfSpace,
+    /// 3D infinite cylinder `ξ_x² + ξ_y² ≤ radius²` (axis along the function's `z`).
+    InfiniteCylinder,
+}
+
+impl ShapeKind {
+    /// The name used in files.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ShapeKind::Circle => "circle",
+            ShapeKind::Sphere => "sphere",
+            ShapeKind::Ellipse => "ellipse",
+            ShapeKind::Ellipsoid => "ellipsoid",
+            ShapeKind::Superellipse => "superellipse",
+            ShapeKind::Superellipsoid => "superellipsoid",
+            ShapeKind::HalfPlane => "half_plane",
+            ShapeKind::HalfSpace => "half_space",
+            ShapeKind::InfiniteCylinder => "infinite_cylinder",
+        }
+    }
+
+    /// The dimension the shape lives in (2 or 3).
+    pub fn dimension(&self) -> u32 {
+        match self {
+            ShapeKind::Circle
+            | ShapeKind::Ellipse
+            | ShapeKind::Superellipse
+            | ShapeKind::HalfPlane => 2,
+            _ => 3,
+        }
+    }
+
+    /// The same shape in the other dimension, if there is one (for messages).
+    pub fn counterpart(&self) -> Option<ShapeKind> {
+        Some(match self {
+            ShapeKind::Circle => ShapeKind::Sphere,
+            ShapeKind::Sphere => ShapeKind::Circle,
+            ShapeKind::Ellipse => ShapeKind::Ellipsoid,
+            ShapeKind::Ellipsoid => ShapeKind::Ellipse,
+            ShapeKind::Superellipse => ShapeKind::Superellipsoid,
+            ShapeKind::Superellipsoid => ShapeKind::Superellipse,
+            ShapeKind::HalfPlane => ShapeKind::HalfSpace,
+            ShapeKind::HalfSpace => ShapeKind::HalfPlane,
+            ShapeKind::InfiniteCylinder => return None,
+        })
+    }
+}
+
+/// `[[body.part.function]]`: one convex implicit function `f ≤ 0`, optionally placed in the
+/// part's frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionSpec {
+    /// The primitive.
+    pub shape: ShapeKind,
+    /// `circle`, `sphere`, `infinite_cylinder`: the radius `> 0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// `ellipse`, `ellipsoid`, `superellipse`, `superellipsoid`: the semi-axes `> 0`, one per
+    /// dimension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semi_axes: Option<Vec<f64>>,
+    /// `superellipse`, `superellipsoid`: the exponent `p`, `2 ≤ p ≤ 200`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exponent: Option<f64>,
+    /// `half_plane`, `half_space`: the outward normal (need not be unit; not zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal: Option<Vec<f64>>,
+    /// `half_plane`, `half_space`: the offset `d` of `normal · ξ ≤ d`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<f64>,
+    /// Where the function's origin sits in the part's frame (default its origin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Vec<f64>>,
+    /// The function's orientation in the part's frame (2D angle, 3D unit quaternion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<Numbers>,
+}
+
+impl ScenarioFile {
+    /// The file as TOML text (parses back to an equal [`ScenarioFile`]).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a scenario file is always representable in TOML")
+    }
+}

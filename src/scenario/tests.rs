@@ -1,0 +1,734 @@
+//! Tests of the scenario layer: the paper cases load with the paper's values, every class of
+//! error names the file, the field path and the reason, and a 3D scenario round-trips through
+//! TOML.
+
+use super::*;
+use crate::geometry::{ContactState, ImplicitFn, ProximitySettings, proximity};
+use nalgebra::{Matrix3, Vector2, Vector3};
+
+/// A valid 2D scenario (Example 1 in miniature) that the error tests break one field at a time.
+const DISC: &str = r#"
+name = "disc"
+dimension = 2
+
+[simulation]
+time_step = 0.01
+duration = 1.0
+gravity = [0.0, -9.81]
+
+[friction]
+mu = 0.4
+
+[[body]]
+name = "disc"
+mass = 1.0
+inertia = 0.5
+position = [0.0, 1.0]
+velocity = [-3.0, 0.0]
+angular_velocity = 3.0
+[[body.part]]
+[[body.part.function]]
+shape = "circle"
+radius = 1.0
+
+[[body]]
+name = "ground"
+fixed = true
+position = [0.0, 0.0]
+[[body.part]]
+[[body.part.function]]
+shape = "half_plane"
+normal = [0.0, 1.0]
+offset = 0.0
+"#;
+
+/// A valid 3D scenario: a unit sphere resting on a fixed half-space.
+const BALL: &str = r#"
+name = "ball"
+dimension = 3
+
+[simulation]
+time_step = 0.01
+duration = 1.0
+gravity = [0.0, 0.0, -9.81]
+
+[friction]
+mu = 0.2
+e_r = 0.3
+
+[[body]]
+name = "ball"
+mass = 1.0
+inertia = [0.4, 0.4, 0.4]
+position = [0.0, 0.0, 1.0]
+orientation = [1.0, 0.0, 0.0, 0.0]
+[[body.part]]
+[[body.part.function]]
+shape = "sphere"
+radius = 1.0
+
+[[body]]
+name = "floor"
+fixed = true
+position = [0.0, 0.0, 0.0]
+[[body.part]]
+[[body.part.function]]
+shape = "half_space"
+normal = [0.0, 0.0, 1.0]
+offset = 0.0
+"#;
+
+const FILE: &str = "case.toml";
+
+/// `base` with the first occurrence of `from` replaced by `to` (panics if absent, so a test
+/// cannot silently test the unmodified text).
+fn edit(base: &str, from: &str, to: &str) -> String {
+    assert!(base.contains(from), "`{from}` not in the base text");
+    base.replacen(from, to, 1)
+}
+
+/// Parses `text`, expects an error of `kind` at `field`, and checks that its message names
+/// the file, the field and contains every `reason` fragment.
+fn expect_error(text: &str, kind: ErrorKind, field: &str, reason: &[&str]) -> ScenarioError {
+    let e = parse(text, FILE).expect_err("the scenario should be rejected");
+    let msg = e.to_string();
+    assert_eq!(e.kind(), Some(kind), "{msg}");
+    assert_eq!(e.field(), Some(field), "{msg}");
+    assert!(msg.contains(FILE), "no file name in: {msg}");
+    assert!(
+        msg.contains(&format!("`{field}`")),
+        "no field path in: {msg}"
+    );
+    for r in reason {
+        assert!(msg.contains(r), "no `{r}` in: {msg}");
+    }
+    e
+}
+
+/// Both base texts are valid: otherwise every error test below would pass for the wrong
+/// reason.
+#[test]
+fn base_texts_are_valid() {
+    let d = parse(DISC, FILE).unwrap();
+    assert_eq!(d.scene.dimension(), 2);
+    let b = parse(BALL, FILE).unwrap();
+    assert_eq!(b.scene.dimension(), 3);
+    assert_eq!(b.scene.body_names(), ["ball", "floor"]);
+}
+
+/// Paper Example 1 (§6.1) loads with the paper's values: unit disc, m = 1, I = 0.5, μ = 0.4,
+/// g = 9.81, q0 = [0, 1, 0], ν0 = [−3, 0, 3], h = 0.01, 5 s, ground y ≤ 0 fixed.
+#[test]
+fn paper_disc_on_plane_loads() {
+    let s = load("paper_cases/disc_on_plane.toml").unwrap();
+    assert_eq!(s.name, "disc_on_plane");
+    assert_eq!(s.stepper, Stepper::Implicit);
+    assert_eq!((s.time_step, s.duration), (0.01, 5.0));
+    assert_eq!(s.outputs, Outputs::default());
+    assert_eq!(s.solver, SolveSettings::default());
+    let AnyScene::Planar(scene) = &s.scene else {
+        panic!("Example 1 is planar")
+    };
+    assert_eq!(scene.gravity, Vector2::new(0.0, -9.81));
+    assert_eq!(scene.friction.mu, 0.4);
+    assert_eq!(scene.step_count(), 500);
+    let disc = &scene.bodies[0];
+    assert_eq!((disc.name.as_str(), disc.fixed), ("disc", false));
+    assert_eq!((disc.mass, disc.inertia), (1.0, 0.5));
+    assert_eq!(disc.pose.position, Vector2::new(0.0, 1.0));
+    assert_eq!(disc.pose.angle(), 0.0);
+    assert_eq!(disc.twist.linear, Vector2::new(-3.0, 0.0));
+    assert_eq!(disc.twist.angular[0], 3.0);
+    let ground = &scene.bodies[1];
+    assert!(ground.fixed);
+    // The disc's shape is the unit circle; the ground is y ≤ 0.
+    let f = &disc.shape.parts()[0].functions()[0];
+    assert_eq!(f.value(&Vector2::new(1.0, 0.0)), 0.0);
+    assert!(ground.shape.contains(&Vector2::new(5.0, -0.1)));
+    assert!(!ground.shape.contains(&Vector2::new(5.0, 0.1)));
+}
+
+/// Paper Example 2 (§6.2) loads with the paper's values, no gravity (the applied force holds
+/// the weight), and its initial configuration touches both fixed spheres: the gaps (centre
+/// distance minus radii, and the proximity query's distance) are below 1e-6.
+#[test]
+fn paper_sphere_on_two_spheres_loads_touching_both() {
+    let s = load("paper_cases/sphere_on_two_spheres.toml").unwrap();
+    assert_eq!((s.time_step, s.duration), (0.01, 4.0));
+    let AnyScene::Spatial(scene) = &s.scene else {
+        panic!("Example 2 is spatial")
+    };
+    assert_eq!(scene.gravity, Vector3::zeros());
+    let f = scene.friction;
+    assert_eq!((f.mu, f.e_t, f.e_o, f.e_r), (0.2, 1.0, 1.0, 0.3));
+    let small = &scene.bodies[0];
+    assert_eq!(small.mass, 1.0);
+    assert_eq!(small.inertia, Matrix3::identity() * 0.4);
+    let c = Vector3::new(0.0, 6.62105263157895, 8.78417110772903);
+    assert_eq!(small.pose.position, c);
+    assert_eq!(small.pose.rotation, nalgebra::UnitQuaternion::identity());
+    assert_eq!(small.twist, crate::model::Twist::zero());
+    assert_eq!(small.external_wrench.force, Vector3::new(1.0, 2.6, -9.81));
+    assert_eq!(small.external_wrench.torque, Vector3::zeros());
+    let (big, medium) = (&scene.bodies[1], &scene.bodies[2]);
+    assert!(big.fixed && medium.fixed);
+    assert_eq!(medium.pose.position, Vector3::new(0.0, 11.4, 0.0));
+    for (other, radius) in [(big, 10.0), (medium, 9.0)] {
+        let centre_gap = (c - other.pose.position).norm() - radius - 1.0;
+        let p = proximity(
+            &small.shape.parts()[0],
+            &small.pose,
+            &other.shape.parts()[0],
+            &other.pose,
+            &ProximitySettings::default(),
+        )
+        .unwrap();
+        println!(
+            "initial gap small–{}: centre distance − radii = {centre_gap:e}, proximity {:?} \
+             distance {:e}",
+            other.name, p.state, p.distance
+        );
+        assert!(centre_gap.abs() < 1e-6);
+        assert_eq!(p.state, ContactState::Touching);
+        assert!(p.distance < 1e-6);
+    }
+}
+
+/// Invalid TOML: the parser's message with the file, line and column.
+#[test]
+fn syntax_error_names_file_line_and_column() {
+    let text = edit(DISC, "mass = 1.0", "mass = = 1.0");
+    let e = parse(&text, FILE).unwrap_err();
+    let ScenarioError::Syntax { location, .. } = &e else {
+        panic!("{e}")
+    };
+    let line = text.lines().position(|l| l.contains("mass = =")).unwrap() + 1;
+    assert_eq!(location.line, line);
+    assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    assert!(e.to_string().contains("TOML syntax error"), "{e}");
+}
+
+/// A misspelt key deep in the file is rejected (deny_unknown_fields) with its full path and
+/// the line it is on.
+#[test]
+fn unknown_key_has_full_path_and_line() {
+    let text = edit(DISC, "radius = 1.0", "radiuss = 1.0");
+    let e = expect_error(
+        &text,
+        ErrorKind::UnknownKey,
+        "body[0].part[0].function[0].radiuss",
+        &["unknown field"],
+    );
+    let line = text.lines().position(|l| l.contains("radiuss")).unwrap() + 1;
+    assert!(e.to_string().contains(&format!("{FILE}:{line}:")), "{e}");
+    // At the top level and in [simulation] too.
+    expect_error(
+        &format!("colour = 1\n{DISC}"),
+        ErrorKind::UnknownKey,
+        "colour",
+        &["unknown field"],
+    );
+    expect_error(
+        &edit(DISC, "duration = 1.0", "duration = 1.0\nsubsteps = 2"),
+        ErrorKind::UnknownKey,
+        "simulation.substeps",
+        &["unknown field"],
+    );
+}
+
+/// A key that exists in the schema but not for this shape or part kind is an unknown key
+/// there (an exponent on a circle would otherwise be silently ignored).
+#[test]
+fn key_that_does_not_apply_is_rejected() {
+    expect_error(
+        &edit(DISC, "radius = 1.0", "radius = 1.0\nexponent = 4.0"),
+        ErrorKind::UnknownKey,
+        "body[0].part[0].function[0].exponent",
+        &["does not apply to a `circle`"],
+    );
+}
+
+/// Required keys: one serde knows (time step) and ones only a moving body needs (mass,
+/// inertia), and a shape's own (a circle's radius).
+#[test]
+fn missing_keys_are_named() {
+    expect_error(
+        &edit(DISC, "time_step = 0.01\n", ""),
+        ErrorKind::MissingKey,
+        "simulation.time_step",
+        &["missing"],
+    );
+    expect_error(
+        &edit(DISC, "mass = 1.0\n", ""),
+        ErrorKind::MissingKey,
+        "body[0].mass",
+        &["missing", "moving body"],
+    );
+    expect_error(
+        &edit(DISC, "inertia = 0.5\n", ""),
+        ErrorKind::MissingKey,
+        "body[0].inertia",
+        &["missing"],
+    );
+    expect_error(
+        &edit(DISC, "radius = 1.0\n", ""),
+        ErrorKind::MissingKey,
+        "body[0].part[0].function[0].radius",
+        &["missing", "circle"],
+    );
+}
+
+/// Vectors must have one entry per dimension; 3D rotations have four.
+#[test]
+fn wrong_lengths_say_what_was_expected() {
+    expect_error(
+        &edit(DISC, "position = [0.0, 1.0]", "position = [0.0, 1.0, 0.0]"),
+        ErrorKind::WrongLength,
+        "body[0].position",
+        &["has 3 entries but the scene is 2D"],
+    );
+    expect_error(
+        &edit(
+            BALL,
+            "gravity = [0.0, 0.0, -9.81]",
+            "gravity = [0.0, -9.81]",
+        ),
+        ErrorKind::WrongLength,
+        "simulation.gravity",
+        &["has 2 entries but the scene is 3D"],
+    );
+    expect_error(
+        &edit(
+            BALL,
+            "orientation = [1.0, 0.0, 0.0, 0.0]",
+            "orientation = [1.0, 0.0, 0.0]",
+        ),
+        ErrorKind::WrongLength,
+        "body[0].orientation",
+        &["has 3 entries", "quaternion"],
+    );
+    // A 2D-style scalar where 3D wants a list.
+    expect_error(
+        &edit(BALL, "inertia = [0.4, 0.4, 0.4]", "inertia = 0.4"),
+        ErrorKind::WrongType,
+        "body[0].inertia",
+        &["3D"],
+    );
+}
+
+/// Wrong TOML types and unknown names of enumerations.
+#[test]
+fn wrong_types_and_unknown_names() {
+    expect_error(
+        &edit(DISC, "mass = 1.0", "mass = \"one\""),
+        ErrorKind::WrongType,
+        "body[0].mass",
+        &["invalid type"],
+    );
+    expect_error(
+        &edit(DISC, "duration = 1.0", "duration = 1.0\nstepper = \"rk4\""),
+        ErrorKind::InvalidValue,
+        "simulation.stepper",
+        &["unknown variant `rk4`", "implicit"],
+    );
+    // "lcp" is accepted and stored.
+    let s = parse(
+        &edit(DISC, "duration = 1.0", "duration = 1.0\nstepper = \"lcp\""),
+        FILE,
+    );
+    assert_eq!(s.unwrap().stepper, Stepper::Lcp);
+    expect_error(
+        &edit(DISC, "shape = \"circle\"", "shape = \"sphere\""),
+        ErrorKind::InvalidValue,
+        "body[0].part[0].function[0].shape",
+        &["3D shape but the scene is 2D", "use `circle`"],
+    );
+}
+
+/// Non-physical values: each through the checked constructor of the layer that owns it, the
+/// error wrapped with the field path.
+#[test]
+fn non_physical_values_are_rejected() {
+    expect_error(
+        &edit(DISC, "mass = 1.0", "mass = -1.0"),
+        ErrorKind::InvalidValue,
+        "body[0].mass",
+        &["must be finite and > 0, got -1"],
+    );
+    expect_error(
+        &edit(DISC, "mass = 1.0", "mass = 0.0"),
+        ErrorKind::InvalidValue,
+        "body[0].mass",
+        &["> 0"],
+    );
+    expect_error(
+        &edit(DISC, "radius = 1.0", "radius = -2.0"),
+        ErrorKind::InvalidValue,
+        "body[0].part[0].function[0].radius",
+        &["radius", "> 0"],
+    );
+    let superellipse = "shape = \"superellipse\"\nsemi_axes = [1.0, 1.0]\nexponent = 1.5";
+    expect_error(
+        &edit(DISC, "shape = \"circle\"\nradius = 1.0", superellipse),
+        ErrorKind::InvalidValue,
+        "body[0].part[0].function[0].exponent",
+        &["exponent", "1.5"],
+    );
+    expect_error(
+        &edit(DISC, "time_step = 0.01", "time_step = 0.0"),
+        ErrorKind::InvalidValue,
+        "simulation.time_step",
+        &["must be > 0"],
+    );
+    expect_error(
+        &edit(DISC, "mu = 0.4", "mu = -0.4"),
+        ErrorKind::InvalidValue,
+        "friction.mu",
+        &["≥ 0"],
+    );
+    expect_error(
+        &edit(
+            BALL,
+            "inertia = [0.4, 0.4, 0.4]",
+            "inertia = [0.1, 0.1, 1.0]",
+        ),
+        ErrorKind::InvalidValue,
+        "body[0].inertia",
+        &["triangle inequality"],
+    );
+    expect_error(
+        &edit(
+            BALL,
+            "inertia = [0.4, 0.4, 0.4]",
+            "inertia = [[0.4, 0.1, 0.0], [0.0, 0.4, 0.0], [0.0, 0.0, 0.4]]",
+        ),
+        ErrorKind::InvalidValue,
+        "body[0].inertia",
+        &["not symmetric"],
+    );
+    expect_error(
+        &edit(
+            BALL,
+            "orientation = [1.0, 0.0, 0.0, 0.0]",
+            "orientation = [1.0, 0.1, 0.0, 0.0]",
+        ),
+        ErrorKind::InvalidValue,
+        "body[0].orientation",
+        &["quaternion has norm", "expected 1"],
+    );
+    expect_error(
+        &edit(DISC, "dimension = 2", "dimension = 4"),
+        ErrorKind::InvalidValue,
+        "dimension",
+        &["must be 2 or 3"],
+    );
+    expect_error(
+        &edit(DISC, "name = \"disc\"", "name = \"../disc\""),
+        ErrorKind::InvalidValue,
+        "name",
+        &["output folder"],
+    );
+    // A fixed body cannot be given a velocity.
+    expect_error(
+        &edit(DISC, "fixed = true", "fixed = true\nvelocity = [1.0, 0.0]"),
+        ErrorKind::InvalidValue,
+        "body[1].velocity",
+        &["fixed body never moves"],
+    );
+}
+
+/// TOML's `nan` and `inf` are valid floats; a scenario rejects them wherever they are, with the
+/// path and the line.
+#[test]
+fn nan_and_inf_are_rejected_anywhere() {
+    expect_error(
+        &edit(DISC, "mass = 1.0", "mass = nan"),
+        ErrorKind::NotFinite,
+        "body[0].mass",
+        &["`nan`"],
+    );
+    let text = edit(DISC, "gravity = [0.0, -9.81]", "gravity = [0.0, -inf]");
+    let e = expect_error(
+        &text,
+        ErrorKind::NotFinite,
+        "simulation.gravity[1]",
+        &["`-inf`"],
+    );
+    let line = text.lines().position(|l| l.contains("-inf")).unwrap() + 1;
+    assert!(e.to_string().contains(&format!("{FILE}:{line}:")), "{e}");
+    expect_error(
+        &edit(DISC, "mu = 0.4", "mu = 0.4\n[solver]\ntolerance = inf"),
+        ErrorKind::NotFinite,
+        "solver.tolerance",
+        &["inf"],
+    );
+    // Built from Rust (no TOML scan), the build pass catches it too.
+    let mut file = parse(DISC, FILE).unwrap().source;
+    file.body[0].velocity = Some(vec![f64::NAN, 0.0]);
+    let e = file.build("rust").unwrap_err();
+    assert_eq!(e.field(), Some("body[0].velocity[0]"), "{e}");
+    assert_eq!(e.kind(), Some(ErrorKind::NotFinite));
+}
+
+/// Names key output columns and [[pair]] entries, so they must be unique; a [[pair]] must name
+/// bodies that exist.
+#[test]
+fn duplicate_and_unknown_body_names() {
+    expect_error(
+        &edit(DISC, "name = \"ground\"", "name = \"disc\""),
+        ErrorKind::DuplicateName,
+        "body[1].name",
+        &["`disc` is already the name of body[0]"],
+    );
+    let pair = "\n[[pair]]\nbody1 = \"disc\"\nbody2 = \"grund\"\nmu = 0.1\n";
+    expect_error(
+        &format!("{DISC}{pair}"),
+        ErrorKind::UnknownBody,
+        "pair[0].body2",
+        &["no body is named `grund`", "`ground`"],
+    );
+    let pair = "\n[[pair]]\nbody1 = \"disc\"\nbody2 = \"ground\"\nmu = 0.1\n";
+    let s = parse(&format!("{DISC}{pair}"), FILE).unwrap();
+    let AnyScene::Planar(scene) = &s.scene else {
+        panic!()
+    };
+    assert_eq!(scene.friction_between(0, 1).mu, 0.1);
+}
+
+/// Bodies overlapping at t = 0 are an error naming both; touching (the disc resting on the
+/// ground, as in the paper) is fine, as is a gap. Two fixed bodies may overlap (no contact is
+/// ever computed between them).
+#[test]
+fn overlap_at_start_is_an_error_touching_is_not() {
+    expect_error(
+        &edit(DISC, "position = [0.0, 1.0]", "position = [0.0, 0.5]"),
+        ErrorKind::Overlap,
+        "body[0].position",
+        &["`disc`", "`ground`", "overlap at t = 0"],
+    );
+    assert!(
+        parse(
+            &edit(DISC, "position = [0.0, 1.0]", "position = [0.0, 1.5]"),
+            FILE
+        )
+        .is_ok()
+    );
+    let second_ground = "\n[[body]]\nname = \"slab\"\nfixed = true\nposition = [0.0, -2.0]\n\
+        [[body.part]]\nkind = \"box\"\nhalf_extents = [1.0, 1.0]\n";
+    // The slab (y from −3 to −1) lies inside the fixed ground, clear of the disc.
+    if let Err(e) = parse(&format!("{DISC}{second_ground}"), FILE) {
+        panic!("{e}");
+    }
+}
+
+/// Model-layer checks come back with the field path too (here the friction of a body).
+#[test]
+fn wrapped_model_error_has_the_path() {
+    expect_error(
+        &edit(
+            DISC,
+            "angular_velocity = 3.0",
+            "angular_velocity = 3.0\nfriction = { mu = 0.3, e_r = 0.0 }",
+        ),
+        ErrorKind::InvalidValue,
+        "body[0].friction.e_r",
+        &["friction of body `disc`", "e_r", "> 0"],
+    );
+}
+
+/// The command-line overrides rebuild and re-check.
+#[test]
+fn time_step_and_duration_overrides() {
+    let s = parse(DISC, FILE).unwrap();
+    let t = s.with_time_step(0.001).unwrap().with_duration(2.0).unwrap();
+    assert_eq!((t.time_step, t.duration), (0.001, 2.0));
+    let AnyScene::Planar(scene) = &t.scene else {
+        panic!()
+    };
+    assert_eq!((scene.time_step, scene.duration), (0.001, 2.0));
+    let e = s.with_time_step(-1.0).unwrap_err();
+    assert_eq!(e.field(), Some("simulation.time_step"));
+}
+
+fn sphere(radius: f64, position: Option<Vec<f64>>) -> FunctionSpec {
+    FunctionSpec {
+        shape: ShapeKind::Sphere,
+        radius: Some(radius),
+        semi_axes: None,
+        exponent: None,
+        normal: None,
+        offset: None,
+        position,
+        orientation: None,
+    }
+}
+
+fn part(function: Vec<FunctionSpec>) -> PartSpec {
+    PartSpec {
+        kind: PartKind::Intersection,
+        half_extents: None,
+        vertices: None,
+        planes: None,
+        radius: None,
+        half_height: None,
+        position: None,
+        orientation: None,
+        function,
+    }
+}
+
+/// A 3D scenario built in Rust with a union body (a sphere, a placed and rotated box, and an
+/// intersection of a sphere and a half-space) round-trips: written to TOML and parsed back it
+/// is the same file and builds the same scene (same bodies, poses, twists, and shapes that
+/// agree at sample points). This is what lets a run record its exact input.
+#[test]
+fn spatial_union_scene_round_trips_through_toml() {
+    let s = 0.5f64.sqrt();
+    let mut half = sphere(0.6, Some(vec![0.0, 0.0, 0.2]));
+    half.orientation = Some(Numbers::List(vec![s, 0.0, s, 0.0]));
+    let cut = FunctionSpec {
+        shape: ShapeKind::HalfSpace,
+        normal: Some(vec![0.0, 0.0, 1.0]),
+        offset: Some(0.1),
+        radius: None,
+        ..sphere(1.0, None)
+    };
+    let mut cut_part = part(vec![half, cut]);
+    cut_part.position = Some(vec![0.0, 0.0, 0.3]);
+    let box_part = PartSpec {
+        kind: PartKind::Box,
+        half_extents: Some(vec![0.2, 0.1, 0.7]),
+        position: Some(vec![0.5, 0.0, 0.0]),
+        orientation: Some(Numbers::List(vec![s, 0.0, 0.0, s])),
+        ..part(vec![])
+    };
+    let body = BodySpec {
+        name: "gadget".into(),
+        fixed: false,
+        mass: Some(2.0),
+        inertia: Some(Numbers::Matrix(vec![
+            vec![0.5, 0.01, 0.0],
+            vec![0.01, 0.6, 0.0],
+            vec![0.0, 0.0, 0.4],
+        ])),
+        position: vec![0.0, 0.0, 3.0],
+        orientation: Some(Numbers::List(vec![s, s, 0.0, 0.0])),
+        velocity: Some(vec![0.1, -0.2, 0.3]),
+        angular_velocity: Some(Numbers::List(vec![1.0, 2.0, 3.0])),
+        force: Some(vec![0.0, 1.0, 0.0]),
+        torque: Some(Numbers::List(vec![0.0, 0.0, 0.5])),
+        friction: Some(FrictionSpec {
+            mu: 0.3,
+            e_t: 1.0,
+            e_o: 0.8,
+            e_r: 0.2,
+        }),
+        part: vec![part(vec![sphere(0.5, None)]), box_part, cut_part],
+    };
+    let floor = BodySpec {
+        name: "floor".into(),
+        fixed: true,
+        mass: None,
+        inertia: None,
+        position: vec![0.0, 0.0, 0.0],
+        orientation: None,
+        velocity: None,
+        angular_velocity: None,
+        force: None,
+        torque: None,
+        friction: None,
+        part: vec![PartSpec {
+            kind: PartKind::Polyhedron,
+            planes: Some(
+                [
+                    [1.0, 0.0, 0.0],
+                    [-1.0, 0.0, 0.0],
+                    [0.0, 1.0, 0.0],
+                    [0.0, -1.0, 0.0],
+                ]
+                .iter()
+                .map(|n| PlaneSpec {
+                    normal: n.to_vec(),
+                    offset: 5.0,
+                })
+                .chain([
+                    PlaneSpec {
+                        normal: vec![0.0, 0.0, 1.0],
+                        offset: 0.0,
+                    },
+                    PlaneSpec {
+                        normal: vec![0.0, 0.0, -1.0],
+                        offset: 1.0,
+                    },
+                ])
+                .collect(),
+            ),
+            ..part(vec![])
+        }],
+    };
+    let file = ScenarioFile {
+        name: "round_trip".into(),
+        dimension: 3,
+        description: "a union body above a slab".into(),
+        simulation: SimulationSpec {
+            time_step: 0.005,
+            duration: 0.5,
+            stepper: Stepper::Implicit,
+            gravity: vec![0.0, 0.0, -9.81],
+        },
+        solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
+        friction: FrictionSpec {
+            mu: 0.2,
+            e_t: 1.0,
+            e_o: 1.0,
+            e_r: 0.3,
+        },
+        body: vec![body, floor],
+        pair: vec![PairSpec {
+            body1: "floor".into(),
+            body2: "gadget".into(),
+            mu: 0.25,
+            e_t: 1.0,
+            e_o: 1.0,
+            e_r: 0.1,
+        }],
+        output: Outputs {
+            trajectory: true,
+            contacts: false,
+        },
+    };
+    let built = file.build("rust").unwrap();
+    let text = built.to_toml();
+    let back = parse(&text, "written.toml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.source, file, "{text}");
+    assert_eq!(back.solver.tolerance, 1e-11);
+    assert!(!back.outputs.contacts);
+    let (AnyScene::Spatial(a), AnyScene::Spatial(b)) = (&built.scene, &back.scene) else {
+        panic!("3D")
+    };
+    assert_eq!(a.pair_friction, b.pair_friction);
+    for (x, y) in a.bodies.iter().zip(&b.bodies) {
+        assert_eq!(x.name, y.name);
+        assert_eq!((x.mass, x.inertia, x.fixed), (y.mass, y.inertia, y.fixed));
+        assert_eq!((x.pose, x.twist), (y.pose, y.twist));
+        assert_eq!(x.external_wrench, y.external_wrench);
+        assert_eq!(x.friction, y.friction);
+        assert_eq!(x.shape.parts().len(), y.shape.parts().len());
+        for (pa, pb) in x.shape.parts().iter().zip(y.shape.parts()) {
+            assert_eq!(pa.len(), pb.len());
+            for k in 0..40 {
+                let t = k as f64;
+                let xi = Vector3::new((0.7 * t).sin(), (1.3 * t).cos(), 0.05 * t - 1.0);
+                assert_eq!(pa.value(&xi), pb.value(&xi));
+            }
+        }
+    }
+    // The union really is three parts, the box placed and turned: its long axis (body z) stays
+    // along z after the 90° turn about z, its x half-extent 0.2 becomes a y half-extent.
+    let gadget = &b.bodies[0];
+    assert_eq!(gadget.shape.parts().len(), 3);
+    let boxed = &gadget.shape.parts()[1];
+    assert!(boxed.contains(&Vector3::new(0.5, 0.19, 0.69)));
+    assert!(!boxed.contains(&Vector3::new(0.5, 0.0, 0.75)));
+    assert!(!boxed.contains(&Vector3::new(0.69, 0.0, 0.0)));
+}
