@@ -13,6 +13,7 @@
 //!   `summary.json` written last and atomically; they take plain data.
 //! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
+//! * [`paper`]: the paper's rigid examples from their scenario files, and a table of its claims.
 //! * [`run`]: a scene run to its end, with its files written (trajectory, contacts, summary).
 //! * [`stepper`]: the geometrically implicit time-stepper (one MCP per step).
 //! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
@@ -29,6 +30,7 @@ pub mod geometry;
 pub mod mcp;
 pub mod model;
 pub mod output;
+pub mod paper;
 pub mod run;
 pub mod scenario;
 pub mod stepper;

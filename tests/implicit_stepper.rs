@@ -278,7 +278,10 @@ fn block_sticks_on_an_incline_flatter_than_its_friction_angle() {
     run(&mut stepper, 100);
     let v = stepper.scene.bodies[0].twist.linear.norm();
     let expected = g * theta.sin() * stepper.time / (1.0 + 1e9);
-    assert!((v - expected).abs() <= 1e-6 * expected, "v = {v}, rolling {expected}");
+    assert!(
+        (v - expected).abs() <= 1e-6 * expected,
+        "v = {v}, rolling {expected}"
+    );
     let c = &stepper.contacts()[0];
     assert_eq!(c.sigma, 0.0, "the contact sticks");
     assert!((c.friction_impulse - g * theta.sin() * h).abs() <= 1e-9 * g * h);
