@@ -159,7 +159,6 @@ pub fn run<S: Recordable>(
                 "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
                 stepper.time, report.retries, report.solve
             );
-            drop(write_rows);
             trajectory.finish()?;
             contacts.finish()?;
             dir.write_summary(&summary.incomplete(reason.clone()))?;
@@ -184,7 +183,6 @@ pub fn run<S: Recordable>(
         });
         on_step(step, stepper);
     }
-    drop(write_rows);
     trajectory.finish()?;
     contacts.finish()?;
     let summary = summary.complete();
