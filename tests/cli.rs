@@ -1,0 +1,155 @@
+//! The command line end to end: a run's files, determinism, bad input, a failed run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_implicit-contact"))
+}
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("paper_cases")
+        .join(name)
+}
+
+/// A fresh, empty folder under the system temp dir.
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("implicit-contact-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_writes_the_contract_files() {
+    let out = temp_dir("files");
+    let o = run(&[
+        "run",
+        case("disc_on_plane.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--duration",
+        "0.5",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let dir = out.join("disc_on_plane");
+    let trajectory = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
+    let lines: Vec<&str> = trajectory.lines().collect();
+    assert_eq!(
+        lines[0],
+        "step,t,disc.x,disc.y,disc.theta,disc.vx,disc.vy,disc.w,kinetic_energy,potential_energy,total_energy"
+    );
+    // Step 0 (the initial state) and 50 steps of 0.01 s.
+    assert_eq!(lines.len(), 1 + 51);
+    let contacts = std::fs::read_to_string(dir.join("contacts.csv")).unwrap();
+    assert!(contacts.starts_with(
+        "step,t,contact,body1,body2,gap,normal_impulse,friction_impulse,torsion_impulse,slip_speed,mode,a1_x,a1_y,a2_x,a2_y"
+    ));
+    assert!(contacts.lines().skip(1).all(|l| l.contains(",rolling,")));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["complete"], true);
+    assert_eq!(summary["steps"], 50);
+    assert_eq!(summary["failed_steps"], 0);
+    assert!(summary["max_residual"].as_f64().unwrap() <= 1e-10);
+}
+
+#[test]
+fn the_same_scenario_gives_bit_identical_files() {
+    let (a, b) = (temp_dir("det-a"), temp_dir("det-b"));
+    for out in [&a, &b] {
+        let o = run(&[
+            "run",
+            case("sphere_on_two_spheres.toml").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--duration",
+            "0.5",
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    for file in ["trajectory.csv", "contacts.csv"] {
+        let fa = std::fs::read(a.join("sphere_on_two_spheres").join(file)).unwrap();
+        let fb = std::fs::read(b.join("sphere_on_two_spheres").join(file)).unwrap();
+        assert!(fa == fb, "{file} differs between two runs");
+    }
+}
+
+#[test]
+fn bad_input_names_the_file_and_field_and_writes_nothing() {
+    let out = temp_dir("bad");
+    let text_in = std::fs::read_to_string(case("disc_on_plane.toml"))
+        .unwrap()
+        .replace("mass = 1.0", "mass = -1.0");
+    let file = out.join("negative_mass.toml");
+    std::fs::write(&file, text_in).unwrap();
+    let o = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("negative_mass.toml"), "{err}");
+    assert!(err.contains("body[0].mass"), "{err}");
+    assert!(
+        !out.join("disc_on_plane").exists(),
+        "no run folder for bad input"
+    );
+}
+
+#[test]
+fn a_run_whose_step_fails_stops_with_an_incomplete_summary() {
+    let out = temp_dir("fail");
+    // One Newton iteration and no fallback cannot solve the first contact step, even halved.
+    let text_in = std::fs::read_to_string(case("sphere_on_two_spheres.toml")).unwrap()
+        + "\n[solver]\norder = [\"path_search\"]\n[solver.path]\nmajor_iteration_limit = 1\nrestart_limit = 0\n";
+    let file = out.join("starved.toml");
+    std::fs::write(&file, text_in).unwrap();
+    let o = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success(), "the run must fail");
+    assert!(
+        text(&o.stderr).contains("did not converge"),
+        "{}",
+        text(&o.stderr)
+    );
+    let dir = out.join("sphere_on_two_spheres");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["complete"], false);
+    assert!(
+        summary["reason"]
+            .as_str()
+            .unwrap()
+            .contains("did not converge")
+    );
+    // Only the initial state was written: a failed step is never written as a result.
+    let trajectory = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
+    assert_eq!(trajectory.lines().count(), 2);
+}
+
+#[test]
+fn paper_command_prints_the_claims_of_example_1() {
+    let out = temp_dir("paper");
+    let o = run(&["paper", "disc_on_plane", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let table = text(&o.stdout);
+    assert!(table.contains("kinetic energy constant"), "{table}");
+    assert!(!table.contains(" NO"), "{table}");
+}
