@@ -1,0 +1,73 @@
+//! Time per step of the implicit stepper on the paper's rigid cases (criterion; reported, never
+//! asserted). Each sample steps through the whole run, starting over from the scenario's
+//! initial state when it ends, so the mean covers every phase (rolling, sliding, separation).
+//!
+//! `cargo bench --bench stepper`. Targets (issue 4): disc on plane ≤ 5 µs, sphere on two
+//! spheres ≤ 30 µs per step.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use implicit_contact::model::{Dynamics, Scene};
+use implicit_contact::scenario::{self, AnyScene};
+use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn scene(file: &str) -> AnyScene {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("paper_cases")
+        .join(file);
+    scenario::load(path).expect("paper case loads").scene
+}
+
+fn bench_case<S: Dynamics>(c: &mut Criterion, name: &str, scene: Scene<S>) {
+    let steps = (scene.duration / scene.time_step).round() as usize;
+    let fresh = || ImplicitStepper::new(scene.clone(), StepperSettings::default()).unwrap();
+    // One full run first: the Newton iterations per step, for the report.
+    let mut stepper = fresh();
+    let mut iterations: Vec<usize> = (0..steps)
+        .map(|_| stepper.step().newton_iterations)
+        .collect();
+    iterations.sort_unstable();
+    eprintln!(
+        "{name}: {steps} steps, Newton iterations per step median {} worst {}",
+        iterations[steps / 2],
+        iterations[steps - 1]
+    );
+    c.bench_function(&format!("step/{name}"), |b| {
+        let mut stepper = fresh();
+        let mut done = 0;
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                if done == steps {
+                    stepper = fresh();
+                    done = 0;
+                }
+                let t = Instant::now();
+                let report = stepper.step();
+                total += t.elapsed();
+                assert!(report.converged);
+                done += 1;
+            }
+            total
+        })
+    });
+}
+
+fn paper_cases(c: &mut Criterion) {
+    if let AnyScene::Planar(s) = scene("disc_on_plane.toml") {
+        bench_case(c, "disc_on_plane", s);
+    }
+    if let AnyScene::Spatial(s) = scene("sphere_on_two_spheres.toml") {
+        bench_case(c, "sphere_on_two_spheres", s);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = paper_cases
+}
+criterion_main!(benches);
