@@ -29,6 +29,14 @@
 //! the part of a moving body is preferred (the disc, not the ground); if neither is, the scene
 //! is refused ([`StepperError::BothSidesIntersections`]).
 //!
+//! **Limitation: point contact.** The paper's formulation places one contact point per pair of
+//! convex parts. Flat face-on-face contact (a box lying on a plane, an edge on a plane in 3D)
+//! has a whole set of closest points: the KKT rows of the block are then singular and Newton
+//! can wander along the face, so such a contact is not resolved reliably (the step may fail
+//! and is then reported, never written). Line and surface contact through an equivalent
+//! contact point in the same solve (Xie & Chakraborty) is later work; meanwhile, model bodies
+//! whose contacts are points (spheres, ellipsoids, superellipsoids, rounded parts).
+//!
 //! # Failure policy
 //!
 //! A step whose solve does not converge is retried as two half steps, recursively up to
