@@ -256,9 +256,10 @@ impl<S: Space> ContactBlock<S> {
         let (c1, c2) = (0, bw);
         let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
         let vals = &mut out.values;
-        out.jacobian.fill(0.0);
         let nrows = lay.total;
+        // Column-major; a slice fill is a plain memset (nalgebra's `fill` iterates).
         let jac = out.jacobian.as_mut_slice();
+        jac.fill(0.0);
         let at = |row: usize, col: usize| col * nrows + row;
 
         let a1s = S::vector_from_fn(|i| x[lay.a1 + i]);
@@ -454,29 +455,14 @@ impl<S: Space> ContactBlock<S> {
             }
             // Moment ±(r × P (+ p_r n)): δ(r × P) = [·×P] δr + [r×] δP, δr = δa − h δv.
             let mom = S::cross(rs, &p_s);
-            let cr: [Vec3; 3] = std::array::from_fn(|i| {
-                std::array::from_fn(|j| {
-                    if i < na && j < d {
-                        S::cross(&S::unit_vector(j), &p_s)[i]
-                    } else {
-                        0.0
-                    }
-                })
-            });
-            let cl: [Vec3; 3] = std::array::from_fn(|i| {
-                std::array::from_fn(|j| {
-                    if i < na && j < d {
-                        S::cross(rs, &S::unit_vector(j))[i]
-                    } else {
-                        0.0
-                    }
-                })
-            });
+            // [·×P] = −[P×] (A × D) and [r×] (A × D).
+            let cp = cross_matrix::<S>(&p);
+            let cl = cross_matrix::<S>(&arr::<S>(rs));
             for i in 0..na {
                 let mut dm = ZERO_ROW;
                 for j in 0..d {
-                    dm[cb + j] = cr[i][j];
-                    dm[cb + d + j] = cr[i][j] * -step.dtrans_dv;
+                    dm[cb + j] = -cp[i][j];
+                    dm[cb + d + j] = -cp[i][j] * -step.dtrans_dv;
                 }
                 for c in c1..c1 + bw {
                     let mut acc = 0.0;
@@ -532,45 +518,42 @@ type Mat3 = [Vec3; 3];
 type Rows = [Row; 3];
 
 /// The compact column set of a block: body 1's `[a₁ (D), ν₁ (DOF)]` then body 2's
-/// `[a₂ (D), ν₂ (DOF)]`, and where each lands in the block's columns (`None`: a fixed body's
-/// `ν`, written as zeros).
+/// `[a₂ (D), ν₂ (DOF)]`, and where each lands in the block's columns (a fixed body's `ν` is not
+/// written: zeros).
 struct Compact {
+    /// `D`.
+    dim: usize,
     /// `D + DOF`.
     body_width: usize,
     /// `2 (D + DOF)`.
     width: usize,
-    /// Block column of each compact column, `usize::MAX` if not written.
-    map: [usize; MAX_WIDTH],
+    /// Per body: block column of its `a`, of its `ν`, and whether `ν` is written.
+    bodies: [(usize, usize, bool); 2],
 }
 
 impl Compact {
     fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
-        let (d, bw) = (S::DIM, S::DIM + S::DOF);
-        let mut map = [usize::MAX; MAX_WIDTH];
-        for (b, a, nu, fixed) in [(0, lay.a1, lay.nu1, fixed1), (1, lay.a2, lay.nu2, fixed2)] {
-            for k in 0..bw {
-                map[b * bw + k] = if k < d {
-                    a + k
-                } else if fixed {
-                    usize::MAX
-                } else {
-                    nu + k - d
-                };
-            }
-        }
+        let bw = S::DIM + S::DOF;
         Self {
+            dim: S::DIM,
             body_width: bw,
             width: 2 * bw,
-            map,
+            bodies: [(lay.a1, lay.nu1, !fixed1), (lay.a2, lay.nu2, !fixed2)],
         }
     }
 
     /// Writes `scale · row` into row `row` of the (zeroed, column-major, `nrows` rows) block.
     fn scatter(&self, jac: &mut [f64], nrows: usize, row: usize, src: &Row, scale: f64) {
-        for c in 0..self.width {
-            let col = self.map[c];
-            if col != usize::MAX {
-                jac[col * nrows + row] = scale * src[c];
+        let (d, bw) = (self.dim, self.body_width);
+        for (b, &(a, nu, live)) in self.bodies.iter().enumerate() {
+            let base = b * bw;
+            for k in 0..d {
+                jac[(a + k) * nrows + row] = scale * src[base + k];
+            }
+            if live {
+                for k in 0..bw - d {
+                    jac[(nu + k) * nrows + row] = scale * src[base + d + k];
+                }
             }
         }
     }
@@ -674,6 +657,15 @@ fn point_velocity<S: Space>(step: &BodyStep<S>, r: &S::Vector, base: usize) -> (
         }
     }
     (arr::<S>(&u), du)
+}
+
+/// The `A × D` matrix of `b ↦ a × b` (3D `[a]×`; 2D the row `(−a_y, a_x)`), padded.
+fn cross_matrix<S: Space>(a: &Vec3) -> Mat3 {
+    if S::DIM == 2 {
+        [[-a[1], a[0], 0.0], [0.0; 3], [0.0; 3]]
+    } else {
+        skew(a)
+    }
 }
 
 /// `[a]×`, the matrix of `b ↦ a × b` in 3D.
