@@ -288,14 +288,14 @@ impl<S: Space> ContactBlock<S> {
                 (delta - n[i] * n[k]) / gnorm
             })
         });
-        let dn = mat_rows(d, &proj, &dg, c1..c1 + bw);
+        let dn = mat_rows::<S>(&proj, &dg, c1..c1 + bw);
 
         // Tangent basis (D − 1 directions) and derivatives (body 1's block).
         let basis = tangent_basis(d, &n, &arr::<S>(&self.tangent_reference));
         let nt = d - 1;
         let mut dts = [[ZERO_ROW; 3]; 2];
         for k in 0..nt {
-            dts[k] = mat_rows(d, &basis[k].1, &dn, c1..c1 + bw);
+            dts[k] = mat_rows::<S>(&basis[k].1, &dn, c1..c1 + bw);
         }
 
         // Lever arms r_b = a_b − c_b.
@@ -328,7 +328,7 @@ impl<S: Space> ContactBlock<S> {
             }
             r[c1 + i] += 1.0;
             r[c2 + i] -= 1.0;
-            cols.scatter(jac, nrows, row, &r, 1.0);
+            cols.scatter::<S>(jac, nrows, row, &r, 1.0);
             jac[at(row, lay.l1)] = g[i];
         }
 
@@ -354,19 +354,19 @@ impl<S: Space> ContactBlock<S> {
             }
             vals[lay.l2 + j] = -e.value;
             let r = value_row(&e, body2, c2, c2 + d, -1.0);
-            cols.scatter(jac, nrows, lay.l2 + j, &r, 1.0);
+            cols.scatter::<S>(jac, nrows, lay.l2 + j, &r, 1.0);
         }
         for i in 0..d {
-            cols.scatter(jac, nrows, lay.a2 + i, &r2rows[i], 1.0);
+            cols.scatter::<S>(jac, nrows, lay.a2 + i, &r2rows[i], 1.0);
         }
 
         // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
         vals[lay.l1] = -ef1.value;
         let r = value_row(&ef1, body1, c1, c1 + d, -1.0);
-        cols.scatter(jac, nrows, lay.l1, &r, 1.0);
+        cols.scatter::<S>(jac, nrows, lay.l1, &r, 1.0);
         vals[lay.normal] = ef2.value;
         let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
-        cols.scatter(jac, nrows, lay.normal, &r, 1.0);
+        cols.scatter::<S>(jac, nrows, lay.normal, &r, 1.0);
 
         // FR: e_k² μ p_n s_k + p_k σ.
         let w1 = arr_ang::<S>(&body1.angular_velocity);
@@ -375,16 +375,20 @@ impl<S: Space> ContactBlock<S> {
             let mut ds = ZERO_ROW;
             let s = if k < nt {
                 let t = &basis[k].0;
+                // δs = v_relᵀ δt_k (body 1's block only) + t_kᵀ δv_rel.
                 for c in 0..w {
-                    let mut acc = 0.0;
-                    for i in 0..d {
-                        acc += vrel[i] * dts[k][i][c];
-                    }
                     let mut acc2 = 0.0;
                     for i in 0..d {
                         acc2 += t[i] * dvrel[i][c];
                     }
-                    ds[c] = acc + acc2;
+                    ds[c] = acc2;
+                }
+                for c in c1..c1 + bw {
+                    let mut acc = 0.0;
+                    for i in 0..d {
+                        acc += vrel[i] * dts[k][i][c];
+                    }
+                    ds[c] += acc;
                 }
                 (0..d).map(|i| t[i] * vrel[i]).sum::<f64>()
             } else {
@@ -403,7 +407,7 @@ impl<S: Space> ContactBlock<S> {
             let c = axes[k] * axes[k] * mu;
             vals[row] = c * pn * s + pf[k] * sigma;
             if c * pn != 0.0 {
-                cols.scatter(jac, nrows, row, &ds, c * pn);
+                cols.scatter::<S>(jac, nrows, row, &ds, c * pn);
             }
             jac[at(row, lay.normal)] = c * s;
             jac[at(row, lay.friction + k)] = sigma;
@@ -447,7 +451,7 @@ impl<S: Space> ContactBlock<S> {
             // Force ±P.
             for i in 0..d {
                 vals[row0 + i] = sign * p[i];
-                cols.scatter(jac, nrows, row0 + i, &dp[i], sign);
+                cols.scatter::<S>(jac, nrows, row0 + i, &dp[i], sign);
                 jac[at(row0 + i, lay.normal)] = sign * n[i];
                 for k in 0..nt {
                     jac[at(row0 + i, lay.friction + k)] = sign * basis[k].0[i];
@@ -493,7 +497,7 @@ impl<S: Space> ContactBlock<S> {
                     }
                 }
                 vals[row0 + d + i] = sign * mom_i;
-                cols.scatter(jac, nrows, row0 + d + i, &dm, sign);
+                cols.scatter::<S>(jac, nrows, row0 + d + i, &dm, sign);
             }
         }
     }
@@ -521,8 +525,6 @@ type Rows = [Row; 3];
 /// `[a₂ (D), ν₂ (DOF)]`, and where each lands in the block's columns (a fixed body's `ν` is not
 /// written: zeros).
 struct Compact {
-    /// `D`.
-    dim: usize,
     /// `D + DOF`.
     body_width: usize,
     /// `2 (D + DOF)`.
@@ -535,7 +537,6 @@ impl Compact {
     fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
         let bw = S::DIM + S::DOF;
         Self {
-            dim: S::DIM,
             body_width: bw,
             width: 2 * bw,
             bodies: [(lay.a1, lay.nu1, !fixed1), (lay.a2, lay.nu2, !fixed2)],
@@ -543,15 +544,16 @@ impl Compact {
     }
 
     /// Writes `scale · row` into row `row` of the (zeroed, column-major, `nrows` rows) block.
-    fn scatter(&self, jac: &mut [f64], nrows: usize, row: usize, src: &Row, scale: f64) {
-        let (d, bw) = (self.dim, self.body_width);
+    #[inline]
+    fn scatter<S: Space>(&self, jac: &mut [f64], nrows: usize, row: usize, src: &Row, scale: f64) {
+        let (d, bw) = (S::DIM, S::DIM + S::DOF);
         for (b, &(a, nu, live)) in self.bodies.iter().enumerate() {
             let base = b * bw;
             for k in 0..d {
                 jac[(a + k) * nrows + row] = scale * src[base + k];
             }
             if live {
-                for k in 0..bw - d {
+                for k in 0..S::DOF {
                     jac[(nu + k) * nrows + row] = scale * src[base + d + k];
                 }
             }
@@ -574,7 +576,9 @@ fn arr_ang<S: Space>(v: &S::Angular) -> Vec3 {
 }
 
 /// `M · rows` over the compact columns `range` (`D × D` times `D` rows).
-fn mat_rows(d: usize, mat: &Mat3, rows: &Rows, range: std::ops::Range<usize>) -> Rows {
+#[inline]
+fn mat_rows<S: Space>(mat: &Mat3, rows: &Rows, range: std::ops::Range<usize>) -> Rows {
+    let d = S::DIM;
     let mut out = [ZERO_ROW; 3];
     for i in 0..d {
         for c in range.clone() {
