@@ -231,7 +231,7 @@ impl<S: Space> ContactBlock<S> {
     ///
     /// Allocation-free: every derivative of a geometric quantity is nonzero only in the columns
     /// `a₁, ν₁, a₂, ν₂` (and a few impulse columns, written explicitly), so it is formed on that
-    /// compact column set ([`Compact`]) in fixed-size arrays and scattered into `out` once.
+    /// compact column set in fixed-size arrays and scattered into `out` once.
     ///
     /// # Panics
     /// If `x` or `out` do not match the layout.
