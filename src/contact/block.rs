@@ -4,16 +4,7 @@
 use super::body_step::BodyStep;
 use crate::geometry::{ConvexPart, Placed, Space, WorldEval, world_eval_with_pose_derivatives};
 use crate::model::{Friction, ModelError};
-use nalgebra::{DMatrix, DVector};
-
-/// The semi-axes of the rows FR in order: `[e_t]` in 2D, `[e_t, e_o, e_r]` in 3D.
-fn friction_axes(friction: &Friction, dim: usize) -> Vec<f64> {
-    if dim == 2 {
-        vec![friction.e_t]
-    } else {
-        vec![friction.e_t, friction.e_o, friction.e_r]
-    }
-}
+use nalgebra::DMatrix;
 
 /// Bad input to a [`ContactBlock`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -238,6 +229,10 @@ impl<S: Space> ContactBlock<S> {
     /// zero. Needs `∇f(a₁) ≠ 0` and, in 3D, a tangent reference not parallel to `n`; otherwise
     /// the output is not finite.
     ///
+    /// Allocation-free: every derivative of a geometric quantity is nonzero only in the columns
+    /// `a₁, ν₁, a₂, ν₂` (and a few impulse columns, written explicitly), so it is formed on that
+    /// compact column set in fixed-size arrays and scattered into `out` once.
+    ///
     /// # Panics
     /// If `x` or `out` do not match the layout.
     pub fn evaluate(
@@ -254,313 +249,471 @@ impl<S: Space> ContactBlock<S> {
             "local variables do not match the layout"
         );
         assert_eq!(out.layout, lay, "output buffer does not match the layout");
-        let (d, na, nc, m) = (S::DIM, S::ANGULAR_DIM, lay.total, lay.g_count);
-        let nf = lay.friction_count;
-        let (mu, axes) = (self.friction.mu, friction_axes(&self.friction, d));
-        out.values.iter_mut().for_each(|v| *v = 0.0);
-        out.jacobian.fill(0.0);
-        let (vals, jac) = (&mut out.values, &mut out.jacobian);
+        let (d, na, m, nf) = (S::DIM, S::ANGULAR_DIM, lay.g_count, lay.friction_count);
+        let cols = Compact::new::<S>(&lay, body1.fixed, body2.fixed);
+        let (bw, w) = (cols.body_width, cols.width);
+        // Compact offsets: body 1's block `[a₁, ν₁]` at 0, body 2's `[a₂, ν₂]` at `bw`.
+        let (c1, c2) = (0, bw);
+        let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
+        let vals = &mut out.values;
+        let nrows = lay.total;
+        // Column-major; a slice fill is a plain memset (nalgebra's `fill` iterates).
+        let jac = out.jacobian.as_mut_slice();
+        jac.fill(0.0);
+        let at = |row: usize, col: usize| col * nrows + row;
 
-        let a1 = S::vector_from_fn(|i| x[lay.a1 + i]);
-        let a2 = S::vector_from_fn(|i| x[lay.a2 + i]);
+        let a1s = S::vector_from_fn(|i| x[lay.a1 + i]);
+        let a2s = S::vector_from_fn(|i| x[lay.a2 + i]);
         let l1 = x[lay.l1];
         let l2 = &x[lay.l2..lay.l2 + m];
         let pn = x[lay.normal];
         let pf = &x[lay.friction..lay.friction + nf];
         let sigma = x[lay.sigma];
         let (pose1, pose2) = (&body1.pose_end, &body2.pose_end);
+        let (a1, a2) = (arr::<S>(&a1s), arr::<S>(&a2s));
 
-        let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1);
-        let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2);
-        let eg: Vec<WorldEval<S>> = (0..m).map(|j| self.g.world_eval(j, pose2, &a2)).collect();
-        let id = DMatrix::<f64>::identity(d, d);
+        let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
+        let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2s);
 
-        // ∇f(a₁) and its derivative (a₁ and ν₁ columns).
-        let g = dvec::<S>(&ef1.gradient);
-        let mut dg = DMatrix::zeros(d, nc);
-        dg.view_mut((0, lay.a1), (d, d))
-            .copy_from(&dmat::<S>(&ef1.hessian));
-        add_pose_gradient(&mut dg, &ef1, body1, lay.nu1);
+        // ∇f(a₁) and its derivative (a₁ and ν₁ columns: body 1's block).
+        let g = arr::<S>(&ef1.gradient);
+        let dg = gradient_rows(&ef1, body1, c1, c1 + d);
 
-        // Normal.
-        let gnorm = g.norm();
-        let n = &g / gnorm;
-        let dn = (&id - &n * n.transpose()) / gnorm * &dg;
+        // Normal: δn = (I − n nᵀ)/‖∇f‖ · δ∇f.
+        let gnorm = (0..d).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
+        let n: Vec3 = std::array::from_fn(|i| if i < d { g[i] / gnorm } else { 0.0 });
+        let proj: Mat3 = std::array::from_fn(|i| {
+            std::array::from_fn(|k| {
+                let delta = if i == k { 1.0 } else { 0.0 };
+                (delta - n[i] * n[k]) / gnorm
+            })
+        });
+        let dn = mat_rows::<S>(&proj, &dg, c1..c1 + bw);
 
-        // Tangent basis (D − 1 directions) and derivatives.
-        let basis = tangent_basis(&n, &dvec::<S>(&self.tangent_reference));
-        let dts: Vec<DMatrix<f64>> = basis.iter().map(|(_, tm)| tm * &dn).collect();
+        // Tangent basis (D − 1 directions) and derivatives (body 1's block).
+        let basis = tangent_basis(d, &n, &arr::<S>(&self.tangent_reference));
+        let nt = d - 1;
+        let mut dts = [[ZERO_ROW; 3]; 2];
+        for k in 0..nt {
+            dts[k] = mat_rows::<S>(&basis[k].1, &dn, c1..c1 + bw);
+        }
 
-        // Lever arms r_b = a_b − c_b and their derivatives.
-        let r1 = a1 - pose1.position;
-        let r2 = a2 - pose2.position;
-        let dr1 = lever_derivative(d, nc, lay.a1, lay.nu1, body1.dtrans_dv);
-        let dr2 = lever_derivative(d, nc, lay.a2, lay.nu2, body2.dtrans_dv);
+        // Lever arms r_b = a_b − c_b.
+        let r1s = a1s - pose1.position;
+        let r2s = a2s - pose2.position;
 
-        // Relative velocity v_rel = u₂(a₂) − u₁(a₁).
-        let (u1, du1) = point_velocity(body1, &r1, &dr1, lay.nu1);
-        let (u2, du2) = point_velocity(body2, &r2, &dr2, lay.nu2);
-        let vrel = u2 - u1;
-        let dvrel = du2 - du1;
+        // Relative velocity v_rel = u₂(a₂) − u₁(a₁) and its derivative.
+        let (u1, du1) = point_velocity(body1, &r1s, c1);
+        let (u2, du2) = point_velocity(body2, &r2s, c2);
+        let vrel: Vec3 = std::array::from_fn(|i| u2[i] - u1[i]);
+        let mut dvrel = [ZERO_ROW; 3];
+        for i in 0..d {
+            for c in c1..c1 + bw {
+                dvrel[i][c] = -du1[i][c];
+            }
+            for c in c2..c2 + bw {
+                dvrel[i][c] = du2[i][c];
+            }
+        }
 
         // R1: a₁ − a₂ + l₁ ∇f(a₁).
         for i in 0..d {
             let row = lay.a1 + i;
             vals[row] = a1[i] - a2[i] + l1 * g[i];
-            jac[(row, lay.a1 + i)] += 1.0;
-            jac[(row, lay.a2 + i)] -= 1.0;
-            jac[(row, lay.l1)] += g[i];
+            let mut r = ZERO_ROW;
+            if l1 != 0.0 {
+                for c in c1..c1 + bw {
+                    r[c] = l1 * dg[i][c];
+                }
+            }
+            r[c1 + i] += 1.0;
+            r[c2 + i] -= 1.0;
+            cols.scatter::<S>(jac, nrows, row, &r, 1.0);
+            jac[at(row, lay.l1)] = g[i];
         }
-        add_rows(jac, lay.a1, &dg, l1);
 
-        // R2: ∇f(a₁) + Σ l₂ⱼ ∇gⱼ(a₂).
-        add_rows(jac, lay.a2, &dg, 1.0);
+        // R2: ∇f(a₁) + Σ l₂ⱼ ∇gⱼ(a₂); C2: −gⱼ(a₂).
+        let mut r2rows = [ZERO_ROW; 3];
         for i in 0..d {
             vals[lay.a2 + i] = g[i];
+            r2rows[i][c1..c1 + bw].copy_from_slice(&dg[i][c1..c1 + bw]);
         }
-        for (j, e) in eg.iter().enumerate() {
-            let mut dgj = DMatrix::zeros(d, nc);
-            dgj.view_mut((0, lay.a2), (d, d))
-                .copy_from(&dmat::<S>(&e.hessian));
-            add_pose_gradient(&mut dgj, e, body2, lay.nu2);
-            add_rows(jac, lay.a2, &dgj, l2[j]);
+        for j in 0..m {
+            let e = self.g.world_eval(j, pose2, &a2s);
+            if l2[j] != 0.0 {
+                let dgj = gradient_rows(&e, body2, c2, c2 + d);
+                for i in 0..d {
+                    for c in c2..c2 + bw {
+                        r2rows[i][c] += l2[j] * dgj[i][c];
+                    }
+                }
+            }
             for i in 0..d {
                 vals[lay.a2 + i] += l2[j] * e.gradient[i];
-                jac[(lay.a2 + i, lay.l2 + j)] += e.gradient[i];
+                jac[at(lay.a2 + i, lay.l2 + j)] = e.gradient[i];
             }
+            vals[lay.l2 + j] = -e.value;
+            let r = value_row(&e, body2, c2, c2 + d, -1.0);
+            cols.scatter::<S>(jac, nrows, lay.l2 + j, &r, 1.0);
+        }
+        for i in 0..d {
+            cols.scatter::<S>(jac, nrows, lay.a2 + i, &r2rows[i], 1.0);
         }
 
-        // C1: −f(a₁); C2: −gⱼ(a₂); C3: f(a₂).
+        // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
         vals[lay.l1] = -ef1.value;
-        add_value_row(jac, lay.l1, &ef1, lay.a1, body1, lay.nu1, -1.0);
-        for (j, e) in eg.iter().enumerate() {
-            vals[lay.l2 + j] = -e.value;
-            add_value_row(jac, lay.l2 + j, e, lay.a2, body2, lay.nu2, -1.0);
-        }
+        let r = value_row(&ef1, body1, c1, c1 + d, -1.0);
+        cols.scatter::<S>(jac, nrows, lay.l1, &r, 1.0);
         vals[lay.normal] = ef2.value;
-        add_value_row(jac, lay.normal, &ef2, lay.a2, body1, lay.nu1, 1.0);
+        let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
+        cols.scatter::<S>(jac, nrows, lay.normal, &r, 1.0);
 
         // FR: e_k² μ p_n s_k + p_k σ.
+        let w1 = arr_ang::<S>(&body1.angular_velocity);
+        let w2 = arr_ang::<S>(&body2.angular_velocity);
         for k in 0..nf {
-            let (s, ds) = if k < d - 1 {
-                let (t, _) = &basis[k];
-                let s = t.dot(&vrel);
-                let ds = vrel.transpose() * &dts[k] + t.transpose() * &dvrel;
-                (s, DMatrix::from_row_slice(1, nc, ds.as_slice()))
+            let mut ds = ZERO_ROW;
+            let s = if k < nt {
+                let t = &basis[k].0;
+                // δs = v_relᵀ δt_k (body 1's block only) + t_kᵀ δv_rel.
+                for c in 0..w {
+                    let mut acc2 = 0.0;
+                    for i in 0..d {
+                        acc2 += t[i] * dvrel[i][c];
+                    }
+                    ds[c] = acc2;
+                }
+                for c in c1..c1 + bw {
+                    let mut acc = 0.0;
+                    for i in 0..d {
+                        acc += vrel[i] * dts[k][i][c];
+                    }
+                    ds[c] += acc;
+                }
+                (0..d).map(|i| t[i] * vrel[i]).sum::<f64>()
             } else {
                 // Torsion (3D): s_r = n · (ω₂ − ω₁).
-                let w = dang::<S>(&body2.angular_velocity) - dang::<S>(&body1.angular_velocity);
-                let mut ds = w.transpose() * &dn;
-                for i in 0..na {
-                    ds[(0, lay.nu2 + d + i)] += n[i];
-                    ds[(0, lay.nu1 + d + i)] -= n[i];
+                let wr: Vec3 = std::array::from_fn(|i| w2[i] - w1[i]);
+                for c in c1..c1 + bw {
+                    ds[c] = (0..d).map(|i| wr[i] * dn[i][c]).sum::<f64>();
                 }
-                (n.dot(&w), DMatrix::from_row_slice(1, nc, ds.as_slice()))
+                for i in 0..na {
+                    ds[c2 + d + d + i] += n[i];
+                    ds[c1 + d + d + i] -= n[i];
+                }
+                (0..d).map(|i| n[i] * wr[i]).sum::<f64>()
             };
             let row = lay.friction + k;
             let c = axes[k] * axes[k] * mu;
             vals[row] = c * pn * s + pf[k] * sigma;
-            add_rows(jac, row, &ds, c * pn);
-            jac[(row, lay.normal)] += c * s;
-            jac[(row, lay.friction + k)] += sigma;
-            jac[(row, lay.sigma)] += pf[k];
+            if c * pn != 0.0 {
+                cols.scatter::<S>(jac, nrows, row, &ds, c * pn);
+            }
+            jac[at(row, lay.normal)] = c * s;
+            jac[at(row, lay.friction + k)] = sigma;
+            jac[at(row, lay.sigma)] = pf[k];
         }
 
         // CS: μ² p_n² − Σ p_k²/e_k².
         vals[lay.sigma] = mu * mu * pn * pn;
-        jac[(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
+        jac[at(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
         for k in 0..nf {
             let e2 = axes[k] * axes[k];
             vals[lay.sigma] -= pf[k] * pf[k] / e2;
-            jac[(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
+            jac[at(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
         }
 
-        // Impulse P = p_n n + Σ p_k t_k (tangential k only).
-        let mut p = &n * pn;
-        let mut dp = &dn * pn;
+        // Impulse P = p_n n + Σ p_k t_k (tangential k only); δP on body 1's block, plus the
+        // columns p_n (n) and p_k (t_k).
+        let mut p: Vec3 = std::array::from_fn(|i| n[i] * pn);
+        let mut dp = [ZERO_ROW; 3];
         for i in 0..d {
-            dp[(i, lay.normal)] += n[i];
+            for c in c1..c1 + bw {
+                dp[i][c] = dn[i][c] * pn;
+            }
         }
-        for (k, (t, _)) in basis.iter().enumerate() {
-            p += t * pf[k];
-            dp += &dts[k] * pf[k];
+        for k in 0..nt {
             for i in 0..d {
-                dp[(i, lay.friction + k)] += t[i];
+                p[i] += basis[k].0[i] * pf[k];
+                for c in c1..c1 + bw {
+                    dp[i][c] += dts[k][i][c] * pf[k];
+                }
             }
         }
         let p_s = S::vector_from_fn(|i| p[i]);
         // Torsional impulse p_r n (3D).
         let torsion = (d == 3).then(|| (pf[nf - 1], lay.friction + nf - 1));
 
-        for (sign, r, dr, row0) in [(1.0, &r2, &dr2, lay.nu2), (-1.0, &r1, &dr1, lay.nu1)] {
+        for (sign, rs, step, cb, row0) in [
+            (1.0, &r2s, body2, c2, lay.nu2),
+            (-1.0, &r1s, body1, c1, lay.nu1),
+        ] {
             // Force ±P.
             for i in 0..d {
                 vals[row0 + i] = sign * p[i];
-            }
-            add_rows(jac, row0, &dp, sign);
-            // Moment ±(r × P (+ p_r n)).
-            let mom = S::cross(r, &p_s);
-            let mut dmom = cross_with_right::<S>(&p_s) * dr + cross_with_left::<S>(r) * &dp;
-            let mut mom_v: Vec<f64> = (0..na).map(|i| mom[i]).collect();
-            if let Some((pr, col)) = torsion {
-                for i in 0..na {
-                    mom_v[i] += pr * n[i];
-                    dmom[(i, col)] += n[i];
+                cols.scatter::<S>(jac, nrows, row0 + i, &dp[i], sign);
+                jac[at(row0 + i, lay.normal)] = sign * n[i];
+                for k in 0..nt {
+                    jac[at(row0 + i, lay.friction + k)] = sign * basis[k].0[i];
                 }
-                dmom += &dn * pr;
             }
+            // Moment ±(r × P (+ p_r n)): δ(r × P) = [·×P] δr + [r×] δP, δr = δa − h δv.
+            let mom = S::cross(rs, &p_s);
+            // [·×P] = −[P×] (A × D) and [r×] (A × D).
+            let cp = cross_matrix::<S>(&p);
+            let cl = cross_matrix::<S>(&arr::<S>(rs));
             for i in 0..na {
-                vals[row0 + d + i] = sign * mom_v[i];
-            }
-            add_rows(jac, row0 + d, &dmom, sign);
-        }
-
-        // A fixed body's ν is not an unknown.
-        for (step, col0) in [(body1, lay.nu1), (body2, lay.nu2)] {
-            if step.fixed {
-                jac.columns_mut(col0, S::DOF).fill(0.0);
+                let mut dm = ZERO_ROW;
+                for j in 0..d {
+                    dm[cb + j] = -cp[i][j];
+                    dm[cb + d + j] = -cp[i][j] * -step.dtrans_dv;
+                }
+                for c in c1..c1 + bw {
+                    let mut acc = 0.0;
+                    for k in 0..d {
+                        acc += cl[i][k] * dp[k][c];
+                    }
+                    dm[c] += acc;
+                }
+                let mut mom_i = mom[i];
+                // Columns p_n and p_k: [r×] n, [r×] t_k.
+                let mut dm_pn = 0.0;
+                for k in 0..d {
+                    dm_pn += cl[i][k] * n[k];
+                }
+                jac[at(row0 + d + i, lay.normal)] = sign * dm_pn;
+                for kf in 0..nt {
+                    let mut acc = 0.0;
+                    for k in 0..d {
+                        acc += cl[i][k] * basis[kf].0[k];
+                    }
+                    jac[at(row0 + d + i, lay.friction + kf)] = sign * acc;
+                }
+                if let Some((pr, col)) = torsion {
+                    mom_i += pr * n[i];
+                    jac[at(row0 + d + i, col)] = sign * n[i];
+                    for c in c1..c1 + bw {
+                        dm[c] += dn[i][c] * pr;
+                    }
+                }
+                vals[row0 + d + i] = sign * mom_i;
+                cols.scatter::<S>(jac, nrows, row0 + d + i, &dm, sign);
             }
         }
     }
 }
 
-fn dvec<S: Space>(v: &S::Vector) -> DVector<f64> {
-    DVector::from_fn(S::DIM, |i, _| v[i])
+/// Largest compact width: `[a₁, ν₁, a₂, ν₂]` in 3D, `2 (3 + 6)`.
+const MAX_WIDTH: usize = 18;
+
+/// A row over the compact columns.
+type Row = [f64; MAX_WIDTH];
+
+/// A zero row.
+const ZERO_ROW: Row = [0.0; MAX_WIDTH];
+
+/// A vector of `ℝᴰ` or `ℝᴬ`, padded with zeros to 3 entries.
+type Vec3 = [f64; 3];
+
+/// A `D × D` matrix, padded to `3 × 3` (row-major).
+type Mat3 = [Vec3; 3];
+
+/// Rows (up to 3, the first `D` or `A` used) over the compact columns.
+type Rows = [Row; 3];
+
+/// The compact column set of a block: body 1's `[a₁ (D), ν₁ (DOF)]` then body 2's
+/// `[a₂ (D), ν₂ (DOF)]`, and where each lands in the block's columns (a fixed body's `ν` is not
+/// written: zeros).
+struct Compact {
+    /// `D + DOF`.
+    body_width: usize,
+    /// `2 (D + DOF)`.
+    width: usize,
+    /// Per body: block column of its `a`, of its `ν`, and whether `ν` is written.
+    bodies: [(usize, usize, bool); 2],
 }
 
-fn dang<S: Space>(w: &S::Angular) -> DVector<f64> {
-    DVector::from_fn(S::ANGULAR_DIM, |i, _| w[i])
-}
-
-fn dmat<S: Space>(m: &S::Matrix) -> DMatrix<f64> {
-    DMatrix::from_fn(S::DIM, S::DIM, |i, j| m[(i, j)])
-}
-
-fn dangjac<S: Space>(j: &S::AngularJacobian) -> DMatrix<f64> {
-    DMatrix::from_fn(S::DIM, S::ANGULAR_DIM, |r, c| j[(r, c)])
-}
-
-/// `jac[row0.., :] += scale · rows`.
-fn add_rows(jac: &mut DMatrix<f64>, row0: usize, rows: &DMatrix<f64>, scale: f64) {
-    if scale == 0.0 {
-        return;
+impl Compact {
+    fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
+        let bw = S::DIM + S::DOF;
+        Self {
+            body_width: bw,
+            width: 2 * bw,
+            bodies: [(lay.a1, lay.nu1, !fixed1), (lay.a2, lay.nu2, !fixed2)],
+        }
     }
-    let mut v = jac.rows_mut(row0, rows.nrows());
-    v += rows * scale;
+
+    /// Writes `scale · row` into row `row` of the (zeroed, column-major, `nrows` rows) block.
+    #[inline]
+    fn scatter<S: Space>(&self, jac: &mut [f64], nrows: usize, row: usize, src: &Row, scale: f64) {
+        let (d, bw) = (S::DIM, S::DIM + S::DOF);
+        for (b, &(a, nu, live)) in self.bodies.iter().enumerate() {
+            let base = b * bw;
+            for k in 0..d {
+                jac[(a + k) * nrows + row] = scale * src[base + k];
+            }
+            if live {
+                for k in 0..S::DOF {
+                    jac[(nu + k) * nrows + row] = scale * src[base + d + k];
+                }
+            }
+        }
+    }
 }
 
-/// Adds the pose terms of a world-frame gradient (`D` rows) for the body whose `ν` columns
-/// start at `col0`: `∂∇φ/∂c · h` on `v`, `∂∇φ/∂θ · D_ω` on `ω`.
-fn add_pose_gradient<S: Space>(
-    target: &mut DMatrix<f64>,
-    e: &WorldEval<S>,
-    step: &BodyStep<S>,
-    col0: usize,
-) {
-    let (d, na) = (S::DIM, S::ANGULAR_DIM);
-    let mut t = target.view_mut((0, col0), (d, d));
-    t += dmat::<S>(&e.d_gradient_d_translation) * step.dtrans_dv;
-    let mut r = target.view_mut((0, col0 + d), (d, na));
-    r += dangjac::<S>(&e.d_gradient_d_rotation) * &step.drot_domega;
+/// The semi-axes of the rows FR in order: `[e_t]` in 2D, `[e_t, e_o, e_r]` in 3D (only the
+/// first `friction_count` are used).
+fn friction_axes(friction: &Friction) -> Vec3 {
+    [friction.e_t, friction.e_o, friction.e_r]
 }
 
-/// Adds `scale · δφ` for a value `φ` at the point whose columns start at `point_col`, of the
-/// body whose `ν` columns start at `nu_col`, into row `row`.
-fn add_value_row<S: Space>(
-    jac: &mut DMatrix<f64>,
-    row: usize,
-    e: &WorldEval<S>,
-    point_col: usize,
-    step: &BodyStep<S>,
-    nu_col: usize,
-    scale: f64,
-) {
-    let (d, na) = (S::DIM, S::ANGULAR_DIM);
+fn arr<S: Space>(v: &S::Vector) -> Vec3 {
+    std::array::from_fn(|i| if i < S::DIM { v[i] } else { 0.0 })
+}
+
+fn arr_ang<S: Space>(v: &S::Angular) -> Vec3 {
+    std::array::from_fn(|i| if i < S::ANGULAR_DIM { v[i] } else { 0.0 })
+}
+
+/// `M · rows` over the compact columns `range` (`D × D` times `D` rows).
+#[inline]
+fn mat_rows<S: Space>(mat: &Mat3, rows: &Rows, range: std::ops::Range<usize>) -> Rows {
+    let d = S::DIM;
+    let mut out = [ZERO_ROW; 3];
     for i in 0..d {
-        jac[(row, point_col + i)] += scale * e.gradient[i];
-        jac[(row, nu_col + i)] += scale * step.dtrans_dv * e.d_value_d_translation[i];
+        for c in range.clone() {
+            let mut acc = 0.0;
+            for k in 0..d {
+                acc += mat[i][k] * rows[k][c];
+            }
+            out[i][c] = acc;
+        }
+    }
+    out
+}
+
+/// `δ∇φ` (`D` rows) of a world-frame gradient of the body whose `ν` starts at compact column
+/// `nu`, at the point whose compact columns start at `point`: `∇²φ` on the point,
+/// `∂∇φ/∂c · h` on `v`, `∂∇φ/∂θ · D_ω` on `ω`.
+fn gradient_rows<S: Space>(e: &WorldEval<S>, step: &BodyStep<S>, point: usize, nu: usize) -> Rows {
+    let (d, na) = (S::DIM, S::ANGULAR_DIM);
+    let mut out = [ZERO_ROW; 3];
+    for i in 0..d {
+        for j in 0..d {
+            out[i][point + j] = e.hessian[(i, j)];
+            out[i][nu + j] = e.d_gradient_d_translation[(i, j)] * step.dtrans_dv;
+        }
+        for c in 0..na {
+            let mut acc = 0.0;
+            for k in 0..na {
+                acc += e.d_gradient_d_rotation[(i, k)] * step.drot_domega[(k, c)];
+            }
+            out[i][nu + d + c] = acc;
+        }
+    }
+    out
+}
+
+/// `scale · δφ` for a value `φ` at the point whose compact columns start at `point`, of the
+/// body whose `ν` starts at compact column `nu`.
+fn value_row<S: Space>(
+    e: &WorldEval<S>,
+    step: &BodyStep<S>,
+    point: usize,
+    nu: usize,
+    scale: f64,
+) -> Row {
+    let (d, na) = (S::DIM, S::ANGULAR_DIM);
+    let mut out = ZERO_ROW;
+    for i in 0..d {
+        out[point + i] = scale * e.gradient[i];
+        out[nu + i] = scale * step.dtrans_dv * e.d_value_d_translation[i];
     }
     for c in 0..na {
         let v: f64 = (0..na)
             .map(|k| e.d_value_d_rotation[k] * step.drot_domega[(k, c)])
             .sum();
-        jac[(row, nu_col + d + c)] += scale * v;
+        out[nu + d + c] = scale * v;
     }
-}
-
-/// `∂r/∂(all)` for `r = a − c_end`: `I` on `a`, `−h I` on `v`.
-fn lever_derivative(d: usize, nc: usize, a_col: usize, nu_col: usize, h: f64) -> DMatrix<f64> {
-    let mut dr = DMatrix::zeros(d, nc);
-    for i in 0..d {
-        dr[(i, a_col + i)] = 1.0;
-        dr[(i, nu_col + i)] = -h;
-    }
-    dr
+    out
 }
 
 /// Velocity `u = v + ω × r` of a body's material point at lever `r`, and its derivative
-/// `δv + ω × δr + δω × r`.
-fn point_velocity<S: Space>(
-    step: &BodyStep<S>,
-    r: &S::Vector,
-    dr: &DMatrix<f64>,
-    nu_col: usize,
-) -> (DVector<f64>, DMatrix<f64>) {
+/// `δv + ω × δr + δω × r` (with `δr = δa − h δv`) on the body's compact block at `base`:
+/// `K_ω` on `a`, `I − h K_ω` on `v`, `M_r` on `ω`.
+fn point_velocity<S: Space>(step: &BodyStep<S>, r: &S::Vector, base: usize) -> (Vec3, Rows) {
     let (d, na) = (S::DIM, S::ANGULAR_DIM);
     let w = &step.angular_velocity;
     let u = step.linear_velocity + S::angular_cross(w, r);
-    // K_ω: r ↦ ω × r.
-    let k = DMatrix::from_fn(d, d, |i, j| S::angular_cross(w, &S::unit_vector(j))[i]);
-    let mut du = k * dr;
-    let mr = dangjac::<S>(&S::cross_jacobian(r));
-    for i in 0..d {
-        du[(i, nu_col + i)] += 1.0;
-        for c in 0..na {
-            du[(i, nu_col + d + c)] += mr[(i, c)];
+    let mr = S::cross_jacobian(r);
+    let mut du = [ZERO_ROW; 3];
+    for j in 0..d {
+        // Column j of K_ω: ω × e_j.
+        let kj = S::angular_cross(w, &S::unit_vector(j));
+        for i in 0..d {
+            du[i][base + j] = kj[i];
+            du[i][base + d + j] = kj[i] * -step.dtrans_dv + if i == j { 1.0 } else { 0.0 };
         }
     }
-    (dvec::<S>(&u), du)
+    for i in 0..d {
+        for c in 0..na {
+            du[i][base + 2 * d + c] = mr[(i, c)];
+        }
+    }
+    (arr::<S>(&u), du)
 }
 
-/// `A × D` matrix of `v ↦ r × v`.
-fn cross_with_left<S: Space>(r: &S::Vector) -> DMatrix<f64> {
-    DMatrix::from_fn(S::ANGULAR_DIM, S::DIM, |i, j| {
-        S::cross(r, &S::unit_vector(j))[i]
-    })
-}
-
-/// `A × D` matrix of `r ↦ r × p`.
-fn cross_with_right<S: Space>(p: &S::Vector) -> DMatrix<f64> {
-    DMatrix::from_fn(S::ANGULAR_DIM, S::DIM, |i, j| {
-        S::cross(&S::unit_vector(j), p)[i]
-    })
+/// The `A × D` matrix of `b ↦ a × b` (3D `[a]×`; 2D the row `(−a_y, a_x)`), padded.
+fn cross_matrix<S: Space>(a: &Vec3) -> Mat3 {
+    if S::DIM == 2 {
+        [[-a[1], a[0], 0.0], [0.0; 3], [0.0; 3]]
+    } else {
+        skew(a)
+    }
 }
 
 /// `[a]×`, the matrix of `b ↦ a × b` in 3D.
-fn skew(a: &DVector<f64>) -> DMatrix<f64> {
-    DMatrix::from_row_slice(
-        3,
-        3,
-        &[0.0, -a[2], a[1], a[2], 0.0, -a[0], -a[1], a[0], 0.0],
-    )
+fn skew(a: &Vec3) -> Mat3 {
+    [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]]
 }
 
-/// The tangent directions and their derivatives `∂t/∂n` (`D × D`): 2D `t = (−n_y, n_x)`;
-/// 3D `t = normalize(e − (e·n) n)`, `o = n × t`.
-fn tangent_basis(n: &DVector<f64>, e: &DVector<f64>) -> Vec<(DVector<f64>, DMatrix<f64>)> {
-    if n.len() == 2 {
-        let t = DVector::from_vec(vec![-n[1], n[0]]);
-        let tm = DMatrix::from_row_slice(2, 2, &[0.0, -1.0, 1.0, 0.0]);
-        return vec![(t, tm)];
+fn mat_mul(d: usize, a: &Mat3, b: &Mat3) -> Mat3 {
+    let mut out = [[0.0; 3]; 3];
+    for i in 0..d {
+        for j in 0..d {
+            for k in 0..d {
+                out[i][j] += a[i][k] * b[k][j];
+            }
+        }
     }
-    let id = DMatrix::<f64>::identity(3, 3);
-    let en = e.dot(n);
-    let u = e - n * en;
-    let ulen = u.norm();
-    let t = &u / ulen;
-    let du = -(n * e.transpose() + &id * en);
-    let dt = (&id - &t * t.transpose()) / ulen * du;
-    let o = skew(n) * &t;
-    let d_o = -skew(&t) + skew(n) * &dt;
-    vec![(t, dt), (o, d_o)]
+    out
+}
+
+/// The tangent directions and their derivatives `∂t/∂n` (`D × D`), `D − 1` of them used:
+/// 2D `t = (−n_y, n_x)`; 3D `t = normalize(e − (e·n) n)`, `o = n × t`.
+fn tangent_basis(d: usize, n: &Vec3, e: &Vec3) -> [(Vec3, Mat3); 2] {
+    if d == 2 {
+        let t = [-n[1], n[0], 0.0];
+        let tm = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0; 3]];
+        return [(t, tm), ([0.0; 3], [[0.0; 3]; 3])];
+    }
+    let en = e[0] * n[0] + e[1] * n[1] + e[2] * n[2];
+    let u: Vec3 = std::array::from_fn(|i| e[i] - n[i] * en);
+    let ulen = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
+    let t: Vec3 = std::array::from_fn(|i| u[i] / ulen);
+    // δu = −(n eᵀ + (e·n) I) δn; δt = (I − t tᵀ)/‖u‖ δu.
+    let du: Mat3 = std::array::from_fn(|i| {
+        std::array::from_fn(|j| -(n[i] * e[j] + if i == j { en } else { 0.0 }))
+    });
+    let pt: Mat3 = std::array::from_fn(|i| {
+        std::array::from_fn(|j| ((if i == j { 1.0 } else { 0.0 }) - t[i] * t[j]) / ulen)
+    });
+    let dt = mat_mul(3, &pt, &du);
+    // o = n × t; δo = −[t]× δn + [n]× δt.
+    let sn = skew(n);
+    let o: Vec3 = std::array::from_fn(|i| sn[i][0] * t[0] + sn[i][1] * t[1] + sn[i][2] * t[2]);
+    let st = skew(&t);
+    let sndt = mat_mul(3, &sn, &dt);
+    let d_o: Mat3 = std::array::from_fn(|i| std::array::from_fn(|j| -st[i][j] + sndt[i][j]));
+    [(t, dt), (o, d_o)]
 }
