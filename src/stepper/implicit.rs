@@ -628,15 +628,23 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
                 }
             };
             let bj = &slot.eval.jacobian;
+            let (rows, total) = (jac.nrows(), bj.nrows());
+            let ranges = [
+                (self.layout.range(slot.body1), l.nu1),
+                (self.layout.range(slot.body2), l.nu2),
+            ];
             for c in 0..l.total {
                 let Some(gc) = col_of(c) else { continue };
-                for r in 0..n {
-                    jac[(slot.offset + r, gc)] += bj[(r, c)];
+                // Column-major: block column c is contiguous, and so is global column gc.
+                let src = &bj.as_slice()[c * total..(c + 1) * total];
+                let dst = &mut jac.as_mut_slice()[gc * rows..(gc + 1) * rows];
+                for (d, s) in dst[slot.offset..slot.offset + n].iter_mut().zip(&src[..n]) {
+                    *d += s;
                 }
-                for (body, first) in [(slot.body1, l.nu1), (slot.body2, l.nu2)] {
-                    if let Some(range) = self.layout.range(body) {
-                        for (i, row) in range.enumerate() {
-                            jac[(row, gc)] -= bj[(first + i, c)];
+                for (range, first) in ranges.iter() {
+                    if let Some(range) = range {
+                        for (d, s) in dst[range.clone()].iter_mut().zip(&src[*first..]) {
+                            *d -= s;
                         }
                     }
                 }
