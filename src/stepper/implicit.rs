@@ -174,6 +174,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     pub scene: Scene<S>,
     /// Simulated time.
     pub time: f64,
+    /// Whole steps taken.
+    steps: u64,
     settings: StepperSettings,
     layout: VelocityLayout,
     slots: Vec<Slot<S>>,
@@ -236,6 +238,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         Ok(Self {
             scene,
             time: 0.0,
+            steps: 0,
             settings,
             layout,
             slots,
@@ -404,6 +407,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
             wall_time: Duration::ZERO,
         };
         report.converged = self.advance(h, 0, &mut report);
+        if report.converged {
+            // Whole steps from t = 0: the time is k·h exactly, not a sum of rounded increments.
+            self.steps += 1;
+            self.time = self.steps as f64 * h;
+        }
         report.wall_time = start.elapsed();
         report
     }
