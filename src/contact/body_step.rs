@@ -2,7 +2,7 @@
 
 use crate::geometry::{Pose, Space};
 use crate::model::{Dynamics, Twist, end_of_step_jacobian, end_of_step_pose};
-use nalgebra::DMatrix;
+use nalgebra::Matrix3;
 
 /// What a [`ContactBlock`](super::ContactBlock) needs to know about one body for the current
 /// iterate of the step's velocity `ν = (v, ω)` (`ω` in the world frame).
@@ -23,9 +23,10 @@ pub struct BodyStep<S: Space> {
     pub angular_velocity: S::Angular,
     /// `∂c_end/∂v` as a multiple of the identity: `h` (0 for a fixed body).
     pub dtrans_dv: f64,
-    /// `A × A`: world-frame rotation increment of the end pose per `δω`: `h` in 2D,
+    /// World-frame rotation increment of the end pose per `δω` (its top-left `A × A` block;
+    /// the rest is zero, stored fixed-size so a step allocates nothing): `h` in 2D,
     /// `h J_l(hω)` in 3D (0 for a fixed body).
-    pub drot_domega: DMatrix<f64>,
+    pub drot_domega: Matrix3<f64>,
     /// True if the body does not move (its `ν` is not an unknown).
     pub fixed: bool,
 }
@@ -49,7 +50,7 @@ impl<S: Dynamics> BodyStep<S> {
             linear_velocity: twist.linear,
             angular_velocity: twist.angular,
             dtrans_dv: jacobian.d_position_d_velocity,
-            drot_domega: DMatrix::from_fn(a, a, |i, j| rot[(i, j)]),
+            drot_domega: Matrix3::from_fn(|i, j| if i < a && j < a { rot[(i, j)] } else { 0.0 }),
             fixed: false,
         }
     }
@@ -63,7 +64,7 @@ impl<S: Space> BodyStep<S> {
             linear_velocity: S::zero_vector(),
             angular_velocity: S::angular_from_fn(|_| 0.0),
             dtrans_dv: 0.0,
-            drot_domega: DMatrix::zeros(S::ANGULAR_DIM, S::ANGULAR_DIM),
+            drot_domega: Matrix3::zeros(),
             fixed: true,
         }
     }

@@ -75,6 +75,9 @@ pub struct McpSolver {
     path: PathSolver,
     fb: FbNewtonSolver,
     lm: LmSolver,
+    /// The caller's starting point (each fallback starts from it) and the best point so far.
+    z0: Vec<f64>,
+    best_z: Vec<f64>,
 }
 
 impl McpSolver {
@@ -107,8 +110,9 @@ impl McpSolver {
             total.wall_time = start.elapsed();
             return total;
         }
-        let z0 = z.to_vec();
-        let mut best: Option<(f64, Vec<f64>, SolveReport)> = None;
+        self.z0.clear();
+        self.z0.extend_from_slice(z);
+        let mut best: Option<(f64, SolveReport)> = None;
         let mut tried = [false; 4];
         for k in 0..self.settings.order.len() {
             let kind = self.settings.order[k];
@@ -118,7 +122,7 @@ impl McpSolver {
             }
             tried[slot] = true;
             if k > 0 {
-                z.copy_from_slice(&z0);
+                z.copy_from_slice(&self.z0);
             }
             let report = match kind {
                 SolverKind::PathSearch => self.path.solve(problem, z, tol, &self.settings.path),
@@ -150,12 +154,14 @@ impl McpSolver {
             } else {
                 report.residual
             };
-            if best.as_ref().is_none_or(|(rb, _, _)| r < *rb) {
-                best = Some((r, z.to_vec(), report));
+            if best.as_ref().is_none_or(|(rb, _)| r < *rb) {
+                self.best_z.clear();
+                self.best_z.extend_from_slice(z);
+                best = Some((r, report));
             }
         }
-        if let Some((_, zb, report)) = best {
-            z.copy_from_slice(&zb);
+        if let Some((_, report)) = best {
+            z.copy_from_slice(&self.best_z);
             total.status = report.status;
             total.solver = report.solver;
             total.residual = report.residual;

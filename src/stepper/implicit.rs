@@ -191,6 +191,10 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// they are valid.
     previous_points: Vec<f64>,
     have_previous: bool,
+    /// The closest points at the start of the current step.
+    points: Vec<f64>,
+    /// Per halving depth, the state to return to if that (sub-)step fails.
+    saved: Vec<Vec<f64>>,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -246,6 +250,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             last_z: Vec::new(),
             previous_points: Vec::new(),
             have_previous: false,
+            points: Vec::new(),
+            saved: Vec::new(),
             z,
             lower,
             upper,
@@ -417,11 +423,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// Advances by `h`, splitting into halves up to `max_halvings` deep; true on success.
+    /// The state to return to on failure is kept in a per-depth buffer (allocated once).
     fn advance(&mut self, h: f64, depth: usize, report: &mut StepReport) -> bool {
-        let saved = self.z.clone();
-        let points = self.contact_points();
+        if self.saved.len() <= depth {
+            self.saved.resize_with(depth + 1, Vec::new);
+        }
+        let mut saved = std::mem::take(&mut self.saved[depth]);
+        saved.clear();
+        saved.extend_from_slice(&self.z);
         if depth == 0 {
-            self.predict_points(&points);
+            self.store_points();
+            self.predict_points();
         }
         let solve = self.solve_step(h);
         report.newton_iterations += solve.major_iterations;
@@ -434,14 +446,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
         report.solve = solve;
         if converged {
             let nv = self.layout.len();
-            let nu = self.z[..nv].to_vec();
-            self.scene.advance_by(&nu, h);
+            self.scene.advance_by(&self.z[..nv], h);
             self.time += h;
-            self.previous_points = points;
+            if depth == 0 {
+                std::mem::swap(&mut self.previous_points, &mut self.points);
+            }
             self.have_previous = depth == 0;
+            self.saved[depth] = saved;
             return true;
         }
-        self.z = saved;
+        self.z.copy_from_slice(&saved);
+        self.saved[depth] = saved;
         self.have_previous = false;
         if depth >= self.settings.max_halvings {
             return false;
@@ -450,20 +465,22 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.advance(0.5 * h, depth + 1, report) && self.advance(0.5 * h, depth + 1, report)
     }
 
-    /// The closest points `a₁, a₂` of every contact in `z`, concatenated.
-    fn contact_points(&self) -> Vec<f64> {
-        let mut out = Vec::new();
+    /// Copies the closest points `a₁, a₂` of every contact (the start-of-step guess) into
+    /// `self.points`.
+    fn store_points(&mut self) {
+        self.points.clear();
         for slot in &self.slots {
             let l = slot.block.layout();
-            out.extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
+            self.points
+                .extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
         }
-        out
     }
 
     /// Warm-start predictor: the closest points move on smooth contact motion, so they are
     /// extrapolated linearly from the last two steps (`2 aₖ − aₖ₋₁`) when both were full steps;
     /// the impulses and multipliers keep their last values. The solve corrects the guess.
-    fn predict_points(&mut self, current: &[f64]) {
+    fn predict_points(&mut self) {
+        let current = &self.points;
         if !self.have_previous || self.previous_points.len() != current.len() {
             return;
         }
