@@ -146,8 +146,20 @@ fn example_2_sphere_on_two_spheres_shows_the_papers_transitions() {
     let (mut slide2, mut sep1, mut sep2) = (None, None, None);
     let mu = 0.2;
     let e_r = 0.3;
+    let energy =
+        |s: &ImplicitStepper<Spatial>| s.scene.kinetic_energy() + s.scene.potential_energy();
+    let mut previous = energy(&stepper);
     while stepper.time < 4.0 - 1e-9 {
         let report = stepper.step();
+        // The applied force is constant, hence conservative; friction only dissipates and the
+        // implicit step adds no energy: the total never rises (1e-9 J: rounding of ~70 J).
+        let e = energy(&stepper);
+        assert!(
+            e <= previous + 1e-9,
+            "energy rose from {previous} to {e} at t = {}",
+            stepper.time
+        );
+        previous = e;
         assert!(report.converged, "t = {}: {:?}", stepper.time, report.solve);
         let t = stepper.time;
         let c = stepper.contacts();

@@ -421,11 +421,15 @@ impl<S: Dynamics> RigidBody<S> {
         0.5 * self.mass * S::dot(v, v) + 0.5 * S::angular_dot(w, &(self.world_inertia() * *w))
     }
 
-    /// The gravitational potential energy `−m g·c` (zero at `c = 0`; zero for a fixed body).
+    /// The potential energy of the constant forces: gravity and the constant external force,
+    /// `−(m g + F_ext)·c` (zero at `c = 0`; zero for a fixed body). A constant force field is
+    /// conservative, so with it the total energy changes only by friction, impacts, torques
+    /// and controllers. (A constant torque has no potential in 3D and is left out.)
     pub fn potential_energy(&self, gravity: &S::Vector) -> f64 {
         if self.fixed {
             return 0.0;
         }
-        -self.mass * S::dot(gravity, &self.pose.position)
+        let force = *gravity * self.mass + self.external_wrench.force;
+        -S::dot(&force, &self.pose.position)
     }
 }
