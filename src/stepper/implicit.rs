@@ -514,6 +514,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let a1 = S::vector_from_fn(|k| self.z[slot.offset + l.a1 + k]);
                 let pose = &self.scene.bodies[slot.body1].pose;
                 let n = crate::geometry::world_eval(slot.block.function_f(), pose, &a1).gradient;
+                // A coordinate axis is always a valid reference; with a non-finite normal the
+                // old reference stays and the solve reports the non-finite values it meets.
                 if S::norm(&n) > 0.0 {
                     let _ = slot
                         .block
