@@ -22,10 +22,9 @@ impl Lu {
         &mut self.a
     }
 
-    /// Factorises the matrix written into [`Lu::buffer`] (which must hold finite values: the
-    /// callers check `J` once). Returns `false` if a pivot is zero relative to the largest pivot
-    /// met so far (numerically singular).
-    pub fn factor(&mut self) -> bool {
+    /// The body of [`Lu::factor`], compiled for the baseline and for AVX2.
+    #[inline(always)]
+    fn factor_kernel(&mut self) -> bool {
         let n = self.n;
         let a = &mut self.a;
         if n == 0 {
@@ -71,8 +70,9 @@ impl Lu {
         true
     }
 
-    /// Solves `A x = b` in place.
-    pub fn solve(&self, b: &mut [f64]) {
+    /// The body of [`Lu::solve`].
+    #[inline(always)]
+    fn solve_kernel(&self, b: &mut [f64]) {
         let n = self.n;
         let a = &self.a;
         for k in 0..n {
@@ -104,8 +104,9 @@ impl Lu {
         }
     }
 
-    /// Solves `Aᵀ x = b` in place.
-    pub fn solve_transpose(&self, b: &mut [f64]) {
+    /// The body of [`Lu::solve_transpose`].
+    #[inline(always)]
+    fn solve_transpose_kernel(&self, b: &mut [f64]) {
         let n = self.n;
         let a = &self.a;
         // Uᵀ y = b.
@@ -126,6 +127,66 @@ impl Lu {
                 b.swap(k, p);
             }
         }
+    }
+}
+
+/// The kernels compiled a second time with AVX2 enabled, chosen at run time on CPUs that have
+/// it. Only the vector width changes: no fused multiply-add, no reassociation, so results are
+/// bit-identical to the baseline build (determinism across machines is kept).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Lu;
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn factor(lu: &mut Lu) -> bool {
+        lu.factor_kernel()
+    }
+    #[target_feature(enable = "avx2")]
+    pub(super) fn solve(lu: &Lu, b: &mut [f64]) {
+        lu.solve_kernel(b)
+    }
+    #[target_feature(enable = "avx2")]
+    pub(super) fn solve_transpose(lu: &Lu, b: &mut [f64]) {
+        lu.solve_transpose_kernel(b)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+impl Lu {
+    /// Factorises the matrix written into [`Lu::buffer`] (which must hold finite values: the
+    /// callers check `J` once). Returns `false` if a pivot is zero relative to the largest pivot
+    /// met so far (numerically singular).
+    pub fn factor(&mut self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2::factor(self) };
+        }
+        self.factor_kernel()
+    }
+
+    /// Solves `A x = b` in place.
+    pub fn solve(&self, b: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2::solve(self, b) };
+        }
+        self.solve_kernel(b)
+    }
+
+    /// Solves `Aᵀ x = b` in place.
+    pub fn solve_transpose(&self, b: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2::solve_transpose(self, b) };
+        }
+        self.solve_transpose_kernel(b)
     }
 }
 
@@ -169,6 +230,33 @@ mod tests {
                 assert!((b[i] - x[i]).abs() < 1e-9, "n={n} i={i}");
                 assert!((bt[i] - x[i]).abs() < 1e-9, "n={n} i={i} (transpose)");
             }
+        }
+    }
+
+    /// The AVX2 build of the kernels must give the same bits as the baseline build, so runs are
+    /// identical on machines with and without AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_kernels_are_bit_identical_to_the_baseline() {
+        if !has_avx2() {
+            return;
+        }
+        for n in [3, 13, 26, 40] {
+            let m = matrix(n, 7 + n as u64);
+            let (mut base, mut wide) = (Lu::default(), Lu::default());
+            base.buffer(n).copy_from_slice(&m);
+            wide.buffer(n).copy_from_slice(&m);
+            assert_eq!(base.factor_kernel(), unsafe { avx2::factor(&mut wide) });
+            assert_eq!(base.a, wide.a, "n = {n}: factors differ");
+            let b: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
+            let (mut x1, mut x2) = (b.clone(), b.clone());
+            base.solve_kernel(&mut x1);
+            unsafe { avx2::solve(&wide, &mut x2) };
+            assert_eq!(x1, x2);
+            let (mut y1, mut y2) = (b.clone(), b);
+            base.solve_transpose_kernel(&mut y1);
+            unsafe { avx2::solve_transpose(&wide, &mut y2) };
+            assert_eq!(y1, y2);
         }
     }
 
