@@ -15,10 +15,10 @@
 //!
 //! | problem | direct [`PathSolver`] | through argmin | overhead |
 //! | --- | --- | --- | --- |
-//! | n = 30, warm start | 21.3 µs | 26.1 µs | +23 % |
-//! | n = 30, cold start | 44.9 µs | 51.1 µs | +14 % |
-//! | n = 22, warm start | 11.0 µs | 15.3 µs | +39 % |
-//! | n = 22, cold start | 20.3 µs | 25.6 µs | +26 % |
+//! | n = 30, warm start | 20.2 µs | 24.7 µs | +23 % |
+//! | n = 30, cold start | 42.3 µs | 47.8 µs | +13 % |
+//! | n = 22, warm start | 10.4 µs | 14.7 µs | +41 % |
+//! | n = 22, cold start | 19.6 µs | 24.5 µs | +25 % |
 //!
 //! The executor clones the parameter vector into its state every iteration, keeps best and
 //! previous copies, reads the clock and (with observers) builds a key-value map; that is over
