@@ -1,5 +1,5 @@
-//! Running a scene to its end and writing the run's files: `trajectory.csv` and `contacts.csv`
-//! streamed step by step, `summary.json` last (see [`crate::output`] and the contract in the
+//! Running a scene to its end and writing the run's files: `trajectory.csv`, `contacts.csv`
+//! and `solver.csv` (each step's solve report) streamed step by step, `summary.json` last (see [`crate::output`] and the contract in the
 //! architecture notes). A step that does not converge even after halving stops the run: the
 //! rows written so far stay, the summary says `complete: false` with the reason, and the
 //! caller gets [`RunError::StepFailed`].
@@ -101,6 +101,7 @@ pub fn run<S: Recordable>(
         .collect();
     let mut trajectory = dir.trajectory_writer(&bodies)?;
     let mut contacts = dir.contacts_writer(S::kind(), false)?;
+    let mut solver_log = dir.solver_writer()?;
     let energy = |s: &ImplicitStepper<S>| Energy {
         kinetic: s.scene.kinetic_energy(),
         potential: s.scene.potential_energy(),
@@ -154,6 +155,16 @@ pub fn run<S: Recordable>(
     );
     for step in 1..=steps {
         let report = stepper.step();
+        let mut solve = report.solve.clone();
+        solve.major_iterations = report.newton_iterations;
+        solve.residual = report.residual;
+        solver_log.write_row(
+            step,
+            stepper.time,
+            &solve,
+            report.retries,
+            report.wall_time.as_secs_f64(),
+        )?;
         if !report.converged {
             let reason = format!(
                 "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
@@ -161,6 +172,7 @@ pub fn run<S: Recordable>(
             );
             trajectory.finish()?;
             contacts.finish()?;
+            solver_log.finish()?;
             dir.write_summary(&summary.incomplete(reason.clone()))?;
             return Err(RunError::StepFailed(reason));
         }
@@ -169,9 +181,6 @@ pub fn run<S: Recordable>(
             .contacts()
             .iter()
             .fold(0.0f64, |m, c| m.max(c.penetration));
-        let mut solve = report.solve.clone();
-        solve.major_iterations = report.newton_iterations;
-        solve.residual = report.residual;
         let e = energy(stepper);
         summary.record(&StepStats {
             t: stepper.time,
@@ -185,6 +194,7 @@ pub fn run<S: Recordable>(
     }
     trajectory.finish()?;
     contacts.finish()?;
+    solver_log.finish()?;
     let summary = summary.complete();
     dir.write_summary(&summary)?;
     Ok(summary)

@@ -56,6 +56,16 @@ fn run_writes_the_contract_files() {
         "step,t,contact,body1,body2,gap,normal_impulse,friction_impulse,torsion_impulse,slip_speed,mode,a1_x,a1_y,a2_x,a2_y"
     ));
     assert!(contacts.lines().skip(1).all(|l| l.contains(",rolling,")));
+    // The solve report of every step (an extension of the contract's files).
+    let solver = std::fs::read_to_string(dir.join("solver.csv")).unwrap();
+    assert!(solver.starts_with("step,t,status,solver,newton_iterations"));
+    assert_eq!(solver.lines().count(), 1 + 50);
+    assert!(
+        solver
+            .lines()
+            .skip(1)
+            .all(|l| l.contains(",converged,path,"))
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["complete"], true);
@@ -142,6 +152,10 @@ fn a_run_whose_step_fails_stops_with_an_incomplete_summary() {
     // Only the initial state was written: a failed step is never written as a result.
     let trajectory = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
     assert_eq!(trajectory.lines().count(), 2);
+    // The solver log says how the failed step ended.
+    let solver = std::fs::read_to_string(dir.join("solver.csv")).unwrap();
+    assert_eq!(solver.lines().count(), 2);
+    assert!(!solver.lines().nth(1).unwrap().contains(",converged,"));
 }
 
 #[test]

@@ -31,11 +31,13 @@
 
 mod contacts;
 mod format;
+mod solver_log;
 mod summary;
 mod trajectory;
 
 pub use contacts::{ContactMode, ContactRow, ContactsWriter, QuasiRigidImpulses};
 pub use format::format_f64;
+pub use solver_log::{SOLVER_COLUMNS, SOLVER_FILE, SolverLogWriter};
 pub use summary::{
     EnergySummary, IterationStats, StepStats, Summary, SummaryBuilder, TimeStats, median,
 };
@@ -134,6 +136,7 @@ impl RunDir {
             run.summary_temp_path(),
             run.trajectory_path(),
             run.contacts_path(),
+            run.path.join(SOLVER_FILE),
         ] {
             match fs::remove_file(&stale) {
                 Ok(()) => {}
@@ -183,6 +186,11 @@ impl RunDir {
         quasi_rigid: bool,
     ) -> Result<ContactsWriter, OutputError> {
         ContactsWriter::create(self.contacts_path(), kind, quasi_rigid)
+    }
+
+    /// Starts `solver.csv` in this directory, see [`SolverLogWriter`].
+    pub fn solver_writer(&self) -> Result<SolverLogWriter, OutputError> {
+        SolverLogWriter::create(self.path.join(SOLVER_FILE))
     }
 
     /// Writes `summary.json` atomically ([`write_json_atomic`]). Call it last, after finishing
@@ -317,6 +325,7 @@ mod tests {
             run.summary_path(),
             run.trajectory_path(),
             run.contacts_path(),
+            run.path.join(SOLVER_FILE),
         ] {
             fs::write(&p, "old").unwrap();
         }
