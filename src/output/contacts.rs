@@ -173,7 +173,7 @@ impl ContactsWriter {
         let dim = self.kind.dim();
         for (name, p) in [("a1", row.a1), ("a2", row.a2)] {
             if p.len() != dim {
-                return Err(self.shape_error(
+                return Err(self.csv.shape_error(
                     row.step,
                     format!(
                         "contact {}: {name} has {} coordinates, the scene has {dim}",
@@ -184,7 +184,7 @@ impl ContactsWriter {
             }
         }
         if row.quasi_rigid.is_some() && !self.quasi_rigid {
-            return Err(self.shape_error(
+            return Err(self.csv.shape_error(
                 row.step,
                 format!(
                     "contact {} carries quasi-rigid data but the writer has no quasi-rigid columns",
@@ -242,14 +242,6 @@ impl ContactsWriter {
     /// Flushes the remaining rows and syncs the file to disk.
     pub fn finish(self) -> Result<(), OutputError> {
         self.csv.finish()
-    }
-
-    fn shape_error(&self, step: usize, reason: String) -> OutputError {
-        OutputError::RowShape {
-            path: self.csv.path().to_path_buf(),
-            step,
-            reason,
-        }
     }
 }
 

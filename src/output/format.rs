@@ -34,6 +34,15 @@ impl CsvFile {
         &self.path
     }
 
+    /// The error for a row of step `step` that does not fit this file's columns.
+    pub(crate) fn shape_error(&self, step: usize, reason: String) -> OutputError {
+        OutputError::RowShape {
+            path: self.path.clone(),
+            step,
+            reason,
+        }
+    }
+
     /// Writes the line buffer (which must end in a newline) and clears it.
     pub(crate) fn write_line(&mut self) -> Result<(), OutputError> {
         let result = self.out.write_all(self.line.as_bytes());

@@ -198,7 +198,7 @@ impl TrajectoryWriter {
     /// the writer was created with (nothing is written then).
     pub fn write_row(&mut self, row: &TrajectoryRow<'_>) -> Result<(), OutputError> {
         if row.bodies.len() != self.kinds.len() {
-            return Err(self.shape_error(
+            return Err(self.csv.shape_error(
                 row.step,
                 format!(
                     "{} body states for {} moving bodies",
@@ -208,7 +208,7 @@ impl TrajectoryWriter {
             ));
         }
         if let Some(i) = (0..self.kinds.len()).find(|&i| row.bodies[i].kind() != self.kinds[i]) {
-            return Err(self.shape_error(
+            return Err(self.csv.shape_error(
                 row.step,
                 format!(
                     "body {i} is {:?} but was declared {:?}",
@@ -268,14 +268,6 @@ impl TrajectoryWriter {
     /// Flushes the remaining rows and syncs the file to disk.
     pub fn finish(self) -> Result<(), OutputError> {
         self.csv.finish()
-    }
-
-    fn shape_error(&self, step: usize, reason: String) -> OutputError {
-        OutputError::RowShape {
-            path: self.csv.path().to_path_buf(),
-            step,
-            reason,
-        }
     }
 }
 
