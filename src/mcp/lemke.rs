@@ -14,7 +14,7 @@
 //!
 //! The pivoting engine is shared with the path search ([`super::PathSolver`]).
 
-use super::pivot::{Affine, Outcome, Pivoter, Start};
+use super::pivot::{Affine, MatRef, Outcome, Pivoter, Start};
 use super::{LinearMcp, SolveReport, SolverKind, Status, natural_residual, validate_bounds};
 use nalgebra::DMatrix;
 use std::time::Instant;
@@ -157,7 +157,7 @@ impl Lemke {
             }
         }
         let affine = Affine {
-            m,
+            m: MatRef::Dense(m),
             q: &self.q,
             lower,
             upper,

@@ -27,6 +27,7 @@ mod pivot;
 mod problem;
 mod report;
 mod settings;
+mod sparse;
 pub mod test_problems;
 #[cfg(test)]
 mod test_support;
@@ -41,6 +42,7 @@ pub use problem::{
 };
 pub use report::{Attempt, MAX_ATTEMPTS, SolveReport, SolverKind, Status};
 pub use settings::{FbSettings, LmSettings, PathSettings, SettingsError, SolveSettings};
+pub use sparse::{PatternError, SparseJacobian};
 
 use std::time::Instant;
 

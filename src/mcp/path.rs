@@ -42,7 +42,8 @@
 //! Convergence is declared on the natural residual `‖z − π(z − F(z))‖∞ ≤ tol` of `z = π(x)`.
 
 use super::dense::Lu;
-use super::pivot::{Affine, Outcome, Pivoter, Start};
+use super::pivot::{Affine, MatRef, Outcome, Pivoter, Start};
+use super::sparse::{SparseJacobian, SparseLu, minimum_degree};
 use super::{
     McpProblem, PathSettings, SolveReport, SolverKind, Status, check_input, natural_residual,
     project,
@@ -59,6 +60,17 @@ pub struct PathSolver {
     pivoter: Pivoter,
     jac: DMatrix<f64>,
     m: DMatrix<f64>,
+    /// Sparse mode (large problem with a known pattern): `sjac`, `sm` replace `jac`, `m`.
+    sparse: bool,
+    sjac: SparseJacobian,
+    sm: SparseJacobian,
+    /// The pattern `order` (minimum degree) was computed for, and the order.
+    ordered: SparseJacobian,
+    order: Vec<usize>,
+    slu: SparseLu,
+    /// Crash workspace: local index of each free variable, the restricted order.
+    local: Vec<usize>,
+    sub_order: Vec<usize>,
     q: Vec<f64>,
     d: Vec<f64>,
     start: Vec<Start>,
@@ -202,7 +214,11 @@ impl PathSolver {
         }
         self.start.resize(n, Start::Basic);
         self.active.resize(n, 0);
-        if self.jac.nrows() != n {
+        if self.sparse {
+            // No n × n storage in sparse mode.
+            self.jac = DMatrix::zeros(0, 0);
+            self.m = DMatrix::zeros(0, 0);
+        } else if self.jac.nrows() != n {
             self.jac = DMatrix::zeros(n, n);
             self.m = DMatrix::zeros(n, n);
         }
@@ -226,11 +242,14 @@ impl PathSolver {
         report: &mut SolveReport,
     ) -> bool {
         report.jacobian_evaluations += 1;
-        problem.jacobian(&self.z, &mut self.jac);
-        self.jac
-            .as_slice()
-            .iter()
-            .fold(true, |ok, v| ok & v.is_finite())
+        let values = if self.sparse {
+            problem.sparse_jacobian(&self.z, &mut self.sjac);
+            self.sjac.values()
+        } else {
+            problem.jacobian(&self.z, &mut self.jac);
+            self.jac.as_slice()
+        };
+        values.iter().fold(true, |ok, v| ok & v.is_finite())
     }
 
     /// Sets `x` from `z` (with `F(z)` known) so that `π(x) = z`, and `r = F_B(x)`.
@@ -291,6 +310,13 @@ impl PathSolver {
             return Progress::Done(status);
         }
         let n = problem.dim();
+        self.sparse = n >= settings.sparse_threshold
+            && problem.sparse_pattern(&mut self.sjac)
+            && self.sjac.n() == n;
+        if self.sparse && !self.sjac.same_pattern(&self.ordered) {
+            self.order = minimum_degree(&self.sjac);
+            self.ordered.copy_from(&self.sjac);
+        }
         self.resize(n);
         self.lower.clear();
         self.lower.extend_from_slice(problem.lower_bounds());
@@ -452,21 +478,37 @@ impl PathSolver {
         let t_end = loop {
             // M = J + εI (J itself when ε = 0, saving the copy).
             let proximal = self.it.eps != 0.0;
-            if proximal {
-                self.m.as_mut_slice().copy_from_slice(self.jac.as_slice());
-                for i in 0..n {
-                    self.m[(i, i)] += self.it.eps;
+            let m = if self.sparse {
+                if proximal {
+                    self.sm.copy_from(&self.sjac);
+                    for i in 0..n {
+                        let p = self.sm.diagonal_position(i);
+                        self.sm.values_mut()[p] += self.it.eps;
+                    }
                 }
-            }
-            let m = if proximal { &self.m } else { &self.jac };
-            // q = F(z) − M z, column by column.
-            self.q.copy_from_slice(&self.f);
-            for (j, col) in m.as_slice().chunks_exact(n).enumerate() {
-                let zj = self.z[j];
-                for (qi, &mij) in self.q.iter_mut().zip(col) {
-                    *qi -= mij * zj;
+                let m = if proximal { &self.sm } else { &self.sjac };
+                // q = F(z) − M z.
+                self.q.copy_from_slice(&self.f);
+                m.mul_add(-1.0, &self.z, &mut self.q);
+                MatRef::Sparse(m, &self.order)
+            } else {
+                if proximal {
+                    self.m.as_mut_slice().copy_from_slice(self.jac.as_slice());
+                    for i in 0..n {
+                        self.m[(i, i)] += self.it.eps;
+                    }
                 }
-            }
+                let m = if proximal { &self.m } else { &self.jac };
+                // q = F(z) − M z, column by column.
+                self.q.copy_from_slice(&self.f);
+                for (j, col) in m.as_slice().chunks_exact(n).enumerate() {
+                    let zj = self.z[j];
+                    for (qi, &mij) in self.q.iter_mut().zip(col) {
+                        *qi -= mij * zj;
+                    }
+                }
+                MatRef::Dense(m)
+            };
             for i in 0..n {
                 self.d[i] = -self.r[i];
                 let (l, u, xi) = (self.lower[i], self.upper[i], self.x[i]);
@@ -714,17 +756,7 @@ impl PathSolver {
                 }
             }
             let nf = self.free.len();
-            {
-                let buf = self.lu.buffer(nf);
-                for (c, &j) in self.free.iter().enumerate() {
-                    let col = self.jac.column(j);
-                    let col = col.as_slice();
-                    for (b, &i) in buf[c * nf..(c + 1) * nf].iter_mut().zip(&self.free) {
-                        *b = col[i];
-                    }
-                }
-            }
-            if !self.lu.factor() {
+            if !self.factor_free() {
                 return None;
             }
             // rhs = −F − J_{:,A} d_A over all rows (column by column); the free rows are gathered
@@ -735,19 +767,30 @@ impl PathSolver {
             for j in 0..n {
                 if self.active[j] != 0 {
                     let dj = self.dir[j];
-                    for (v, &jij) in self
-                        .zt
-                        .iter_mut()
-                        .zip(&self.jac.as_slice()[j * n..(j + 1) * n])
-                    {
-                        *v -= jij * dj;
+                    if self.sparse {
+                        let (rows, vals) = self.sjac.column(j);
+                        for (&i, &jij) in rows.iter().zip(vals) {
+                            self.zt[i] -= jij * dj;
+                        }
+                    } else {
+                        for (v, &jij) in self
+                            .zt
+                            .iter_mut()
+                            .zip(&self.jac.as_slice()[j * n..(j + 1) * n])
+                        {
+                            *v -= jij * dj;
+                        }
                     }
                 }
             }
             for (r, &i) in self.free.iter().enumerate() {
                 self.ft[r] = self.zt[i];
             }
-            self.lu.solve(&mut self.ft[..nf]);
+            if self.sparse {
+                self.slu.solve(&mut self.ft[..nf]);
+            } else {
+                self.lu.solve(&mut self.ft[..nf]);
+            }
             for (r, &i) in self.free.iter().enumerate() {
                 self.dir[i] = self.ft[r];
             }
@@ -779,6 +822,50 @@ impl PathSolver {
             }
         }
         None
+    }
+
+    /// Factorises `J_FF`, the Jacobian restricted to the free variables of the crash; false
+    /// if singular.
+    fn factor_free(&mut self) -> bool {
+        let nf = self.free.len();
+        if !self.sparse {
+            let buf = self.lu.buffer(nf);
+            for (c, &j) in self.free.iter().enumerate() {
+                let col = self.jac.column(j);
+                let col = col.as_slice();
+                for (b, &i) in buf[c * nf..(c + 1) * nf].iter_mut().zip(&self.free) {
+                    *b = col[i];
+                }
+            }
+            return self.lu.factor();
+        }
+        // The global minimum-degree order restricted to the free set, in local indices.
+        self.local.clear();
+        self.local.resize(self.n, usize::MAX);
+        for (c, &j) in self.free.iter().enumerate() {
+            self.local[j] = c;
+        }
+        self.sub_order.clear();
+        for &j in &self.order {
+            if self.local[j] != usize::MAX {
+                self.sub_order.push(self.local[j]);
+            }
+        }
+        let (jac, free, local) = (&self.sjac, &self.free, &self.local);
+        self.slu.factor(
+            nf,
+            &self.sub_order,
+            |c, rows, vals| {
+                let (r, v) = jac.column(free[c]);
+                for (&i, &x) in r.iter().zip(v) {
+                    if local[i] != usize::MAX {
+                        rows.push(local[i]);
+                        vals.push(x);
+                    }
+                }
+            },
+            |c| c,
+        )
     }
 
     /// Euclidean norm of the natural residual at (z, f) or, with `trial`, at (zt, ft).

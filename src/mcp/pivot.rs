@@ -21,8 +21,14 @@
 //! `B₀ P (ε, ε², …)ᵀ`, where `B₀` is the starting basis and `P` the sign that moves each starting
 //! basic variable into the interior of its bounds, so that the start is lexicographically
 //! feasible.
+//!
+//! Large problems with a known Jacobian pattern are factorised sparsely instead
+//! ([`super::sparse::SparseLu`], the columns in the minimum-degree order of `M`), and then
+//! refactorised every `REFACTOR` pivots: a sparse refactorisation costs about as much as a few
+//! eta solves.
 
 use super::dense::Lu;
+use super::sparse::{SparseJacobian, SparseLu};
 use nalgebra::DMatrix;
 
 const NONE: usize = usize::MAX;
@@ -76,8 +82,11 @@ pub(crate) struct Pivoter {
     s_nonbasic: f64,
     beta: Vec<f64>,
     lu: Lu,
-    /// True while `lu` holds only the block `M_ZZ` of the starting basis (see `factor_start`).
-    structured: bool,
+    slu: SparseLu,
+    /// What the basis factorisation holds.
+    factored: Factored,
+    /// Sparse refactorisation: basis positions in elimination order.
+    positions: Vec<usize>,
     zset: Vec<usize>,
     wset: Vec<usize>,
     red: Vec<f64>,
@@ -106,9 +115,68 @@ pub(crate) struct Pivoter {
     pub path_s: Vec<f64>,
 }
 
+/// What the basis factorisation holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Factored {
+    /// Dense LU of the whole basis.
+    #[default]
+    Full,
+    /// Dense LU of the block `M_ZZ` of the starting basis only (see `factor_start`).
+    Structured,
+    /// Sparse LU of the whole basis.
+    Sparse,
+}
+
+/// The matrix `M` of a trace, dense or sparse.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MatRef<'a> {
+    /// Column-major dense.
+    Dense(&'a DMatrix<f64>),
+    /// Compressed sparse column, with the minimum-degree elimination order of its pattern.
+    Sparse(&'a SparseJacobian, &'a [usize]),
+}
+
+impl MatRef<'_> {
+    /// `out ← out + α M_{:,j}`.
+    fn col_axpy(&self, j: usize, alpha: f64, out: &mut [f64]) {
+        match self {
+            MatRef::Dense(m) => {
+                for (o, &c) in out.iter_mut().zip(m.column(j).iter()) {
+                    *o += c * alpha;
+                }
+            }
+            MatRef::Sparse(m, _) => {
+                let (rows, vals) = m.column(j);
+                for (&i, &v) in rows.iter().zip(vals) {
+                    out[i] += v * alpha;
+                }
+            }
+        }
+    }
+
+    /// `M_{:,j} · y`.
+    fn col_dot(&self, j: usize, y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        match self {
+            MatRef::Dense(m) => {
+                for (&c, &yi) in m.column(j).iter().zip(y) {
+                    s += c * yi;
+                }
+            }
+            MatRef::Sparse(m, _) => {
+                let (rows, vals) = m.column(j);
+                for (&i, &v) in rows.iter().zip(vals) {
+                    s += v * y[i];
+                }
+            }
+        }
+        s
+    }
+}
+
 /// Problem data of one trace.
 pub(crate) struct Affine<'a> {
-    pub m: &'a DMatrix<f64>,
+    pub m: MatRef<'a>,
     pub q: &'a [f64],
     pub lower: &'a [f64],
     pub upper: &'a [f64],
@@ -118,10 +186,19 @@ pub(crate) struct Affine<'a> {
 impl<'a> Affine<'a> {
     fn column(&self, v: Var, out: &mut [f64]) {
         match v {
-            Var::Z(j) => {
-                let n = out.len();
-                out.copy_from_slice(&self.m.as_slice()[j * n..(j + 1) * n])
-            }
+            Var::Z(j) => match self.m {
+                MatRef::Dense(m) => {
+                    let n = out.len();
+                    out.copy_from_slice(&m.as_slice()[j * n..(j + 1) * n])
+                }
+                MatRef::Sparse(m, _) => {
+                    out.fill(0.0);
+                    let (rows, vals) = m.column(j);
+                    for (&i, &v) in rows.iter().zip(vals) {
+                        out[i] = v;
+                    }
+                }
+            },
             Var::W(j) => {
                 out.fill(0.0);
                 out[j] = -1.0;
@@ -182,6 +259,10 @@ impl Pivoter {
     /// `M_ZZ y_Z = b_Z` and `y_W = M_WZ y_Z − b_W`. Near a solution most variables are basic,
     /// but every variable at a bound shrinks the factorisation.
     fn factor_start(&mut self, a: &Affine) -> bool {
+        let m = match a.m {
+            MatRef::Dense(m) => m.as_slice(),
+            MatRef::Sparse(..) => return self.factor(a),
+        };
         let n = self.n;
         self.zset.clear();
         self.wset.clear();
@@ -193,7 +274,6 @@ impl Pivoter {
         }
         let nz = self.zset.len();
         self.red.resize(nz, 0.0);
-        let m = a.m.as_slice();
         let buf = self.lu.buffer(nz);
         for (c, &j) in self.zset.iter().enumerate() {
             let col = &m[j * n..(j + 1) * n];
@@ -203,16 +283,20 @@ impl Pivoter {
         }
         self.eta.clear();
         self.eta_pos.clear();
-        self.structured = true;
+        self.factored = Factored::Structured;
         self.lu.factor()
     }
 
     /// `x ← B₀⁻¹ x` for the factorised basis (structured or full).
     fn base_solve(&mut self, a: &Affine, x: &mut [f64]) {
-        if !self.structured {
-            self.lu.solve(x);
-            return;
-        }
+        let m = match (self.factored, a.m) {
+            (Factored::Full, _) => return self.lu.solve(x),
+            (Factored::Sparse, _) => return self.slu.solve(x),
+            (Factored::Structured, MatRef::Dense(m)) => m.as_slice(),
+            (Factored::Structured, MatRef::Sparse(..)) => {
+                unreachable!("sparse is never structured")
+            }
+        };
         let n = self.n;
         for (r, &i) in self.zset.iter().enumerate() {
             self.red[r] = x[i];
@@ -222,7 +306,6 @@ impl Pivoter {
         for &i in &self.wset {
             x[i] = -x[i];
         }
-        let m = a.m.as_slice();
         for (r, &j) in self.zset.iter().enumerate() {
             let yj = self.red[r];
             x[j] = yj;
@@ -237,13 +320,16 @@ impl Pivoter {
 
     /// `y ← B₀⁻ᵀ y` for the factorised basis (structured or full).
     fn base_solve_transpose(&mut self, a: &Affine, y: &mut [f64]) {
-        if !self.structured {
-            self.lu.solve_transpose(y);
-            return;
-        }
+        let m = match (self.factored, a.m) {
+            (Factored::Full, _) => return self.lu.solve_transpose(y),
+            (Factored::Sparse, _) => return self.slu.solve_transpose(y),
+            (Factored::Structured, MatRef::Dense(m)) => m.as_slice(),
+            (Factored::Structured, MatRef::Sparse(..)) => {
+                unreachable!("sparse is never structured")
+            }
+        };
         let n = self.n;
         // y_W = −g_W; M_ZZᵀ y_Z = g_Z + M_WZᵀ g_W.
-        let m = a.m.as_slice();
         for (r, &j) in self.zset.iter().enumerate() {
             let col = &m[j * n..(j + 1) * n];
             let mut v = y[j];
@@ -263,7 +349,10 @@ impl Pivoter {
 
     /// Factorises the current basis; false if singular.
     fn factor(&mut self, a: &Affine) -> bool {
-        self.structured = false;
+        if let MatRef::Sparse(m, order) = a.m {
+            return self.factor_sparse(a, m, order);
+        }
+        self.factored = Factored::Full;
         let n = self.n;
         let buf = self.lu.buffer(n);
         for (p, &v) in self.basis.iter().enumerate() {
@@ -272,6 +361,45 @@ impl Pivoter {
         self.eta.clear();
         self.eta_pos.clear();
         self.lu.factor()
+    }
+
+    /// Sparse LU of the current basis: positions in the elimination order of `M`'s pattern
+    /// (position `p` started as `z_p` or `w_p`), the covering column `d` (dense) last.
+    fn factor_sparse(&mut self, a: &Affine, m: &SparseJacobian, order: &[usize]) -> bool {
+        self.factored = Factored::Sparse;
+        self.eta.clear();
+        self.eta_pos.clear();
+        self.positions.clear();
+        self.positions
+            .extend(order.iter().copied().filter(|&p| self.basis[p] != Var::S));
+        if self.spos != NONE {
+            self.positions.push(self.spos);
+        }
+        let basis = &self.basis;
+        self.slu.factor(
+            self.n,
+            &self.positions,
+            |p, rows, vals| match basis[p] {
+                Var::Z(j) => {
+                    let (r, v) = m.column(j);
+                    rows.extend_from_slice(r);
+                    vals.extend_from_slice(v);
+                }
+                Var::W(j) => {
+                    rows.push(j);
+                    vals.push(-1.0);
+                }
+                Var::S => {
+                    for (i, &di) in a.d.iter().enumerate() {
+                        if di != 0.0 {
+                            rows.push(i);
+                            vals.push(di);
+                        }
+                    }
+                }
+            },
+            |p| p,
+        )
     }
 
     /// `x ← B⁻¹ x`.
@@ -318,10 +446,7 @@ impl Pivoter {
                     a.lower[j]
                 };
                 if zj != 0.0 {
-                    let c = a.m.column(j);
-                    for i in 0..n {
-                        self.rhs[i] -= c[i] * zj;
-                    }
+                    a.m.col_axpy(j, -zj, &mut self.rhs);
                 }
             }
         }
@@ -381,14 +506,7 @@ impl Pivoter {
         for j in 0..n {
             // (B₀ᵀ y)_j = a_{basis0[j]} · y
             let v = match self.basis0[j] {
-                Var::Z(k) => {
-                    let c = a.m.column(k);
-                    let mut s = 0.0;
-                    for i in 0..n {
-                        s += c[i] * row[i];
-                    }
-                    s
-                }
+                Var::Z(k) => a.m.col_dot(k, &row),
                 Var::W(k) => -row[k],
                 Var::S => {
                     let mut s = 0.0;
@@ -661,7 +779,12 @@ impl Pivoter {
                     dir = if self.at_upper[i] { -1.0 } else { 1.0 };
                 }
             }
-            if self.eta_pos.len() >= REFACTOR.max(n) {
+            let refactor = if matches!(a.m, MatRef::Sparse(..)) {
+                REFACTOR
+            } else {
+                REFACTOR.max(n)
+            };
+            if self.eta_pos.len() >= refactor {
                 if !self.factor(a) {
                     self.extract(a);
                     return Outcome::Singular;

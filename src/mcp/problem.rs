@@ -11,6 +11,7 @@
 //! Bounds may be infinite, so nonlinear complementarity problems (`l = 0, u = ∞`), box-constrained
 //! problems and square nonlinear systems (`l = -∞, u = ∞`) are special cases.
 
+use super::sparse::SparseJacobian;
 use nalgebra::DMatrix;
 
 /// Dense Jacobian storage, column-major `n × n`. A sparse variant can be added beside it later;
@@ -34,6 +35,33 @@ pub trait McpProblem {
     fn function(&mut self, z: &[f64], f: &mut [f64]);
     /// Writes `J(z)` into `jac` (already `n × n`; every entry must be written).
     fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian);
+
+    /// Sets the sparsity pattern of `J` in `jac` (every entry some `z` in the box can make
+    /// nonzero; see [`SparseJacobian::set_pattern`]) and returns true, if the problem knows it.
+    /// The path search then factorises sparsely when the problem is large
+    /// ([`PathSettings::sparse_threshold`](super::PathSettings::sparse_threshold)). Called once
+    /// per solve. Default: false, dense only.
+    fn sparse_pattern(&mut self, jac: &mut SparseJacobian) -> bool {
+        let _ = jac;
+        false
+    }
+
+    /// Writes `J(z)` into the values of `jac`, whose pattern is the one set by
+    /// [`sparse_pattern`](McpProblem::sparse_pattern) (entries outside it must be zero). The
+    /// default goes through a dense Jacobian (allocating); problems that set a pattern should
+    /// write the values directly.
+    fn sparse_jacobian(&mut self, z: &[f64], jac: &mut SparseJacobian) {
+        let n = self.dim();
+        let mut dense = DMatrix::zeros(n, n);
+        self.jacobian(z, &mut dense);
+        for j in 0..n {
+            let (a, b) = (jac.col_ptr()[j], jac.col_ptr()[j + 1]);
+            for p in a..b {
+                let i = jac.row_indices()[p];
+                jac.values_mut()[p] = dense[(i, j)];
+            }
+        }
+    }
 }
 
 impl<P: McpProblem + ?Sized> McpProblem for &mut P {
@@ -51,6 +79,12 @@ impl<P: McpProblem + ?Sized> McpProblem for &mut P {
     }
     fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian) {
         (**self).jacobian(z, jac)
+    }
+    fn sparse_pattern(&mut self, jac: &mut SparseJacobian) -> bool {
+        (**self).sparse_pattern(jac)
+    }
+    fn sparse_jacobian(&mut self, z: &[f64], jac: &mut SparseJacobian) {
+        (**self).sparse_jacobian(z, jac)
     }
 }
 

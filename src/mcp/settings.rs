@@ -54,6 +54,10 @@ pub struct PathSettings {
     pub proximal_max: f64,
     /// Restarts with changed settings when the solve stalls.
     pub restart_limit: usize,
+    /// Problems of at least this many variables whose Jacobian pattern is known
+    /// ([`McpProblem::sparse_pattern`](super::McpProblem::sparse_pattern)) are factorised
+    /// sparsely; smaller ones densely (faster below a hundred or so variables).
+    pub sparse_threshold: usize,
 }
 
 impl Default for PathSettings {
@@ -71,6 +75,7 @@ impl Default for PathSettings {
             proximal_initial: 1e-2,
             proximal_max: 1e4,
             restart_limit: 3,
+            sparse_threshold: 100,
         }
     }
 }

@@ -1237,3 +1237,65 @@ pub fn print_suite_table(out: &mut dyn std::io::Write) -> std::io::Result<(usize
     writeln!(out, "{solved} solved of {total}")?;
     Ok((solved, total))
 }
+
+// ---------------------------------------------------------------------------------------------
+// A declared sparsity pattern, to run the suite through the sparse factorisations
+// ---------------------------------------------------------------------------------------------
+
+/// A problem with a declared Jacobian pattern: the entries nonzero at any of a few random points
+/// of the box around `centre` (a structural zero stays zero everywhere, an entry that is nonzero
+/// somewhere is nonzero at a random point with probability one). Lets the suite exercise the
+/// sparse factorisations of the path search ([`crate::mcp::PathSettings::sparse_threshold`]).
+pub struct WithPattern<'a> {
+    inner: &'a mut (dyn McpProblem + Send),
+    entries: Vec<(usize, usize)>,
+}
+
+impl<'a> WithPattern<'a> {
+    /// Samples the pattern of `inner` at 8 points `centre + U(−1, 1)` (projected on the box).
+    pub fn sampled(inner: &'a mut (dyn McpProblem + Send), centre: &[f64], seed: u64) -> Self {
+        let n = inner.dim();
+        let mut rng = SplitMix64::new(seed);
+        let mut jac = DMatrix::zeros(n, n);
+        let mut seen = vec![false; n * n];
+        for _ in 0..8 {
+            let z: Vec<f64> = (0..n)
+                .map(|i| {
+                    let v = centre[i] + rng.uniform(-1.0, 1.0);
+                    v.max(inner.lower_bounds()[i]).min(inner.upper_bounds()[i])
+                })
+                .collect();
+            inner.jacobian(&z, &mut jac);
+            for (s, v) in seen.iter_mut().zip(jac.as_slice()) {
+                *s |= *v != 0.0;
+            }
+        }
+        let entries = (0..n * n)
+            .filter(|&k| seen[k])
+            .map(|k| (k % n, k / n))
+            .collect();
+        Self { inner, entries }
+    }
+}
+
+impl McpProblem for WithPattern<'_> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn lower_bounds(&self) -> &[f64] {
+        self.inner.lower_bounds()
+    }
+    fn upper_bounds(&self) -> &[f64] {
+        self.inner.upper_bounds()
+    }
+    fn function(&mut self, z: &[f64], f: &mut [f64]) {
+        self.inner.function(z, f)
+    }
+    fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian) {
+        self.inner.jacobian(z, jac)
+    }
+    fn sparse_pattern(&mut self, jac: &mut crate::mcp::SparseJacobian) -> bool {
+        let mut entries = self.entries.clone();
+        jac.set_pattern(self.dim(), &mut entries).is_ok()
+    }
+}
