@@ -3,11 +3,14 @@
 //! initial state when it ends, so the mean covers every phase (rolling, sliding, separation).
 //!
 //! `cargo bench --bench stepper`. Targets (issue 4): disc on plane ≤ 5 µs, sphere on two
-//! spheres ≤ 30 µs per step.
+//! spheres ≤ 30 µs per step. The `scaling` group steps rows of 8 to 128 discs and 8 to 64
+//! spheres ([`implicit_contact::scenes`]) for the cost per contact as the scene grows; the
+//! mean number of contacts per step is printed beside each.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::model::{Dynamics, Scene};
 use implicit_contact::scenario::{self, AnyScene};
+use implicit_contact::scenes::{disc_row, sphere_row};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,12 +27,20 @@ fn bench_case<S: Dynamics>(c: &mut Criterion, name: &str, scene: Scene<S>) {
     let fresh = || ImplicitStepper::new(scene.clone(), StepperSettings::default()).unwrap();
     // One full run first: the Newton iterations per step, for the report.
     let mut stepper = fresh();
+    let mut contacts = 0;
     let mut iterations: Vec<usize> = (0..steps)
-        .map(|_| stepper.step().newton_iterations)
+        .map(|_| {
+            let report = stepper.step();
+            contacts += report.contacts;
+            report.newton_iterations
+        })
         .collect();
     iterations.sort_unstable();
     eprintln!(
-        "{name}: {steps} steps, Newton iterations per step median {} worst {}",
+        "{name}: {steps} steps, {:.1} contacts and {} unknowns per step, Newton iterations per \
+         step median {} worst {}",
+        contacts as f64 / steps as f64,
+        stepper.problem_size(),
         iterations[steps / 2],
         iterations[steps - 1]
     );
@@ -63,11 +74,28 @@ fn paper_cases(c: &mut Criterion) {
     }
 }
 
+fn scaling(c: &mut Criterion) {
+    for n in [8, 32, 128] {
+        bench_case(
+            c,
+            &format!("disc_row_{n}"),
+            disc_row(n, 0.01, 2.0, 0.5).unwrap(),
+        );
+    }
+    for n in [8, 32, 64] {
+        bench_case(
+            c,
+            &format!("sphere_row_{n}"),
+            sphere_row(n, 0.01, 2.0, 0.5).unwrap(),
+        );
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = paper_cases
+    targets = paper_cases, scaling
 }
 criterion_main!(benches);

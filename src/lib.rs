@@ -33,4 +33,5 @@ pub mod output;
 pub mod paper;
 pub mod run;
 pub mod scenario;
+pub mod scenes;
 pub mod stepper;

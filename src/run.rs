@@ -120,12 +120,12 @@ pub fn run<S: Recordable>(
             energy: energy(stepper),
         })?;
         if step > 0 {
-            for (k, c) in stepper.contacts().iter().enumerate() {
+            for c in stepper.contacts().iter() {
                 let mode = contact_mode(c);
                 contacts.write_row(&ContactRow {
                     step,
                     t: stepper.time,
-                    contact: k,
+                    contact: c.id,
                     body1: &stepper.scene.bodies[c.body1].name,
                     body2: &stepper.scene.bodies[c.body2].name,
                     gap: c.gap,
@@ -166,10 +166,13 @@ pub fn run<S: Recordable>(
             report.wall_time.as_secs_f64(),
         )?;
         if !report.converged {
-            let reason = format!(
-                "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
-                stepper.time, report.retries, report.solve
-            );
+            let reason = match &report.failure {
+                Some(why) => format!("step {step} (t = {:.6} s) failed: {why}", stepper.time),
+                None => format!(
+                    "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
+                    stepper.time, report.retries, report.solve
+                ),
+            };
             trajectory.finish()?;
             contacts.finish()?;
             solver_log.finish()?;

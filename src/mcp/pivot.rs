@@ -101,6 +101,8 @@ pub(crate) struct Pivoter {
     lex_best: Vec<f64>,
     lex_cand: Vec<f64>,
     ties: Vec<usize>,
+    /// Whether each position is among the current ties (lexicographic choice).
+    tied: Vec<bool>,
     /// Solution `z` after a trace (the last point reached if it did not end `Solved`).
     pub z: Vec<f64>,
     /// `w = M z + q + s d` after a trace.
@@ -230,6 +232,8 @@ impl Pivoter {
         self.zpos.resize(n, NONE);
         self.wpos.resize(n, NONE);
         self.at_upper.resize(n, false);
+        self.tied.clear();
+        self.tied.resize(n, false);
         self.eta.clear();
         self.eta_pos.clear();
         self.path_x.clear();
@@ -527,6 +531,76 @@ impl Pivoter {
         self.col = col;
     }
 
+    /// The lexicographic choice among the tied rows `ties`, column by column of `B⁻¹ B₀ P`
+    /// and only as far as needed (large problems, where a whole row per tie costs `O(n)`
+    /// each): a column of `B₀` whose variable is still basic is a unit column of `B⁻¹ B₀`, so
+    /// only the columns that have left the basis need a solve.
+    fn lex_choose(&mut self, a: &Affine, delta: &[f64], dir: f64) -> usize {
+        let n = self.n;
+        let mut ties = std::mem::take(&mut self.ties);
+        let mut col = std::mem::take(&mut self.col);
+        let mut keys = std::mem::take(&mut self.lex_cand);
+        for &p in &ties {
+            self.tied[p] = true;
+        }
+        // key_p(j) = sgn_p (B⁻¹ b0_j)_p sign0_j / |rate_p|, sgn_p = 1 if rate_p < 0 else −1.
+        let key = |p: usize, v: f64, sign: f64| {
+            let rate = -dir * delta[p];
+            let sgn = if rate < 0.0 { 1.0 } else { -1.0 };
+            sgn * v * sign / rate.abs()
+        };
+        for j in 0..n {
+            let v0 = self.basis0[j];
+            let sign = self.sign0[j];
+            let at = match v0 {
+                Var::Z(k) => self.zpos[k],
+                Var::W(k) => self.wpos[k],
+                Var::S => self.spos,
+            };
+            if at != NONE {
+                // Still basic: a unit column, zero on every tie but its own position.
+                if !self.tied[at] {
+                    continue;
+                }
+                for (t, &p) in ties.iter().enumerate() {
+                    keys[t] = key(p, if p == at { 1.0 } else { 0.0 }, sign);
+                }
+            } else {
+                a.column(v0, &mut col);
+                self.ftran(a, &mut col);
+                for (t, &p) in ties.iter().enumerate() {
+                    keys[t] = key(p, col[p], sign);
+                }
+            }
+            let min = keys[..ties.len()]
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            let mut kept = 0;
+            for t in 0..ties.len() {
+                let tol = 1e-9 * keys[t].abs().max(min.abs()).max(1e-12);
+                if keys[t] <= min + tol {
+                    ties[kept] = ties[t];
+                    kept += 1;
+                } else {
+                    self.tied[ties[t]] = false;
+                }
+            }
+            ties.truncate(kept);
+            if ties.len() == 1 {
+                break;
+            }
+        }
+        for &p in &ties {
+            self.tied[p] = false;
+        }
+        self.lex_cand = keys;
+        let best = ties[0];
+        self.ties = ties;
+        self.col = col;
+        best
+    }
+
     /// Traces the path from the known solution `(z0, w0)` at `s = s0` down to `s = 0`.
     ///
     /// `start[i]` says which of `z_i`, `w_i` is basic at the start; `z0`, `w0` must be
@@ -668,6 +742,8 @@ impl Pivoter {
                 NONE
             } else if self.ties.len() == 1 {
                 self.ties[0]
+            } else if matches!(a.m, MatRef::Sparse(..)) {
+                self.lex_choose(a, &delta, dir)
             } else {
                 let ties = std::mem::take(&mut self.ties);
                 let mut best = ties[0];
