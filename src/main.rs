@@ -5,7 +5,9 @@ use implicit_contact::model::Dynamics;
 use implicit_contact::paper;
 use implicit_contact::run::{self, Recordable};
 use implicit_contact::scenario::{self, AnyScene, Stepper};
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use implicit_contact::stepper::{
+    ImplicitStepper, LcpSettings, LcpStepper, StepperSettings, TimeStepper,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +41,9 @@ enum Command {
         /// Write an animation (not available yet).
         #[arg(long)]
         animate: bool,
+        /// The formulation (overrides the file's `simulation.stepper`): implicit or lcp.
+        #[arg(long, value_parser = ["implicit", "lcp"])]
+        stepper: Option<String>,
     },
     /// Run the paper's cases and print their claims against the measurements.
     Paper {
@@ -71,7 +76,15 @@ fn main() -> ExitCode {
             duration,
             time_step,
             animate,
-        }) => run_scenario(&scenario, &out, duration, time_step, animate),
+            stepper,
+        }) => run_scenario(
+            &scenario,
+            &out,
+            duration,
+            time_step,
+            animate,
+            stepper.as_deref(),
+        ),
         Some(Command::McpSuite) => mcp_suite(),
     };
     match result {
@@ -111,41 +124,59 @@ fn run_scenario(
     duration: Option<f64>,
     time_step: Option<f64>,
     animate: bool,
+    stepper: Option<&str>,
 ) -> Result<(), String> {
     if animate {
         return Err("--animate is not available yet".into());
     }
     let mut scenario = scenario::load(path).map_err(|e| e.to_string())?;
+    if let Some(name) = stepper {
+        let kind = if name == "lcp" {
+            Stepper::Lcp
+        } else {
+            Stepper::Implicit
+        };
+        scenario = scenario.with_stepper(kind).map_err(|e| e.to_string())?;
+    }
     if let Some(h) = time_step {
         scenario = scenario.with_time_step(h).map_err(|e| e.to_string())?;
     }
     if let Some(t) = duration {
         scenario = scenario.with_duration(t).map_err(|e| e.to_string())?;
     }
-    if scenario.stepper != Stepper::Implicit {
-        return Err(format!(
-            "{}: stepper `{:?}` is not available yet; use \"implicit\"",
-            scenario.file, scenario.stepper
-        ));
-    }
     let settings = StepperSettings {
         solver: scenario.solver.clone(),
         ..StepperSettings::default()
     };
-    match scenario.scene {
-        AnyScene::Planar(scene) => run_scene(scene, settings, out),
-        AnyScene::Spatial(scene) => run_scene(scene, settings, out),
+    let lcp = scenario.lcp.clone();
+    match (scenario.stepper, scenario.scene) {
+        (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(
+            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
+            out,
+        ),
+        (Stepper::Implicit, AnyScene::Spatial(scene)) => run_scene(
+            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
+            out,
+        ),
+        (Stepper::Lcp, AnyScene::Planar(scene)) => run_scene(lcp_stepper(scene, lcp)?, out),
+        (Stepper::Lcp, AnyScene::Spatial(scene)) => run_scene(lcp_stepper(scene, lcp)?, out),
     }
 }
 
-fn run_scene<S: Dynamics + Recordable>(
+fn lcp_stepper<S: Dynamics>(
     scene: implicit_contact::model::Scene<S>,
-    settings: StepperSettings,
+    settings: LcpSettings,
+) -> Result<LcpStepper<S>, String> {
+    LcpStepper::new(scene, settings).map_err(|e| e.to_string())
+}
+
+fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
+    mut stepper: T,
     out: &Path,
 ) -> Result<(), String> {
+    let scene = stepper.scene();
     let steps = (scene.duration / scene.time_step - 1e-9).ceil() as usize;
     let name = scene.name.clone();
-    let mut stepper = ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(steps as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, {eta} left")
@@ -160,7 +191,8 @@ fn run_scene<S: Dynamics + Recordable>(
     bar.finish_and_clear();
     let summary = result.map_err(|e| e.to_string())?;
     println!(
-        "{name}: {} steps, median {} Newton iterations, {:.1} µs per step, max residual {:.1e}; written to {}",
+        "{name} ({}): {} steps, median {} Newton iterations, {:.1} µs per step, max residual {:.1e}; written to {}",
+        summary.stepper,
         summary.steps,
         summary.newton_iterations.median,
         summary.wall_time_per_step_s.median * 1e6,
