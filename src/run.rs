@@ -181,10 +181,7 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
             return Err(RunError::StepFailed(reason));
         }
         write_rows(stepper, step, &mut states)?;
-        let penetration = stepper
-            .contacts()
-            .iter()
-            .fold(0.0f64, |m, c| m.max(c.penetration));
+        let penetration = stepper.penetration();
         let e = energy(stepper);
         summary.record(&StepStats {
             t: stepper.time(),

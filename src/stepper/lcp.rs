@@ -231,6 +231,7 @@ pub struct LcpStepper<S: Dynamics> {
     /// The states of the last step's contacts (for output).
     states: Vec<ContactState>,
     last_lcp_size: usize,
+    penetration: f64,
 }
 
 impl<S: Dynamics> std::fmt::Debug for LcpStepper<S> {
@@ -327,6 +328,7 @@ impl<S: Dynamics> LcpStepper<S> {
             z: Vec::new(),
             states: Vec::new(),
             last_lcp_size: 0,
+            penetration: 0.0,
             scene,
         })
     }
@@ -393,6 +395,13 @@ impl<S: Dynamics> LcpStepper<S> {
         self.states.clone()
     }
 
+    /// The deepest penetration of any vertex into a face after the last step (vertices that
+    /// were not contacts at its start included: the explicit scheme only learns of them at
+    /// the next step).
+    pub fn penetration(&self) -> f64 {
+        self.penetration
+    }
+
     /// Advances the scene by one time step `h = scene.time_step`, halving on failure.
     pub fn step(&mut self) -> StepReport {
         let start = Instant::now();
@@ -427,6 +436,11 @@ impl<S: Dynamics> LcpStepper<S> {
             self.scene.advance_by(&self.nu, h);
             self.time += h;
             self.record_states(h);
+            // Every vertex now inside a face (margin 0), contact or not.
+            let contacts = std::mem::take(&mut self.contacts);
+            self.detect_within(0.0);
+            self.penetration = self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.gap));
+            self.contacts = contacts;
             return true;
         }
         if depth >= self.settings.max_halvings {
@@ -438,8 +452,12 @@ impl<S: Dynamics> LcpStepper<S> {
 
     /// Finds the contacts at the current poses into `self.contacts`.
     fn detect(&mut self) {
+        self.detect_within(self.settings.margin);
+    }
+
+    /// Finds the vertices within `margin` of a face at the current poses.
+    fn detect_within(&mut self, margin: f64) {
         self.contacts.clear();
-        let margin = self.settings.margin;
         let bodies = &self.scene.bodies;
         for (ci, c) in self.candidates.iter().enumerate() {
             let (vb, fb) = (&bodies[c.vertex_body], &bodies[c.face_body]);

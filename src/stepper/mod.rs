@@ -24,6 +24,13 @@ pub trait TimeStepper<S: Dynamics> {
     fn step(&mut self) -> StepReport;
     /// The contacts after the last step, for output.
     fn contacts(&self) -> Vec<ContactState>;
+    /// The deepest penetration after the last step (`summary.json`'s `max_penetration`); by
+    /// default the largest [`ContactState::penetration`].
+    fn penetration(&self) -> f64 {
+        self.contacts()
+            .iter()
+            .fold(0.0f64, |m, c| m.max(c.penetration))
+    }
 }
 
 impl<S: Dynamics> TimeStepper<S> for ImplicitStepper<S> {
@@ -59,5 +66,8 @@ impl<S: Dynamics> TimeStepper<S> for LcpStepper<S> {
     }
     fn contacts(&self) -> Vec<ContactState> {
         LcpStepper::contacts(self)
+    }
+    fn penetration(&self) -> f64 {
+        LcpStepper::penetration(self)
     }
 }

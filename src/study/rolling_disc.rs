@@ -173,6 +173,8 @@ pub struct Series {
     pub max_residual: f64,
     /// Largest LCP of the run (0 for the implicit stepper).
     pub max_lcp_size: usize,
+    /// Deepest penetration after any step ([`TimeStepper::penetration`]).
+    pub max_penetration: f64,
     /// Wall time of the run (not part of the files: it varies between runs).
     pub wall_time: Duration,
 }
@@ -324,7 +326,7 @@ impl RollingDiscData {
     /// The table printed by `implicit-contact study rolling-disc`.
     pub fn table(&self) -> String {
         let mut s = format!(
-            "{:<10} {:>8} {:>9} {:>24} {:>8} {:>9} {:>10} {:>9}\n",
+            "{:<10} {:>8} {:>9} {:>24} {:>8} {:>9} {:>10} {:>12} {:>9}\n",
             "formulation",
             "vertices",
             "h (s)",
@@ -332,13 +334,14 @@ impl RollingDiscData {
             "steps",
             "max LCP",
             "residual",
+            "penetration",
             "wall (s)"
         );
         for r in &self.series {
             let c = &r.configuration;
             let _ = writeln!(
                 s,
-                "{:<10} {:>8} {:>9} {:>24.4e} {:>8} {:>9} {:>10.1e} {:>9.2}",
+                "{:<10} {:>8} {:>9} {:>24.4e} {:>8} {:>9} {:>10.1e} {:>12.1e} {:>9.2}",
                 c.formulation.name(),
                 c.formulation
                     .vertices()
@@ -349,6 +352,7 @@ impl RollingDiscData {
                 r.steps,
                 r.max_lcp_size,
                 r.max_residual,
+                r.max_penetration,
                 r.wall_time.as_secs_f64()
             );
         }
@@ -491,7 +495,7 @@ fn run_series<T: TimeStepper<Planar>>(
     let ke0 = stepper.scene().kinetic_energy();
     let mut time = vec![0.0];
     let mut kinetic_energy = vec![ke0];
-    let (mut max_residual, mut max_lcp_size) = (0.0f64, 0usize);
+    let (mut max_residual, mut max_lcp_size, mut max_penetration) = (0.0f64, 0usize, 0.0f64);
     for step in 1..=steps {
         let report = stepper.step();
         if !report.converged {
@@ -504,6 +508,7 @@ fn run_series<T: TimeStepper<Planar>>(
         }
         max_residual = max_residual.max(report.residual);
         max_lcp_size = max_lcp_size.max(lcp_size(&stepper));
+        max_penetration = max_penetration.max(stepper.penetration());
         if step % stride == 0 || step == steps {
             time.push(stepper.time());
             kinetic_energy.push(stepper.scene().kinetic_energy());
@@ -521,6 +526,7 @@ fn run_series<T: TimeStepper<Planar>>(
         steps,
         max_residual,
         max_lcp_size,
+        max_penetration,
         wall_time: start.elapsed(),
     })
 }
