@@ -12,6 +12,14 @@
 //! lost at the end ([`Series::energy_lost_fraction`]; the duration is 5 s by default, hence
 //! the `energy_lost_fraction_5s` column of `fig1_energy_loss.csv`).
 //!
+//! What to expect (5 s; the README has the table): the implicit circle loses nothing (~1e-16);
+//! 1000 and 10000 vertices lose the same at `h = 0.01`; with 1000 vertices the loss falls with
+//! `h` and saturates from `h = 0.001`, all as in the paper. Unlike the paper's description, at
+//! `h = 0.01` the 100-gon loses less than the 1000-gon: the loss has two sources, the vertex
+//! impacts (falling with `N`) and the linearised gap of vertices within the arc `2hω` ahead
+//! of the contact (which `ψ/h + W_nᵀν ≥ 0` forces the disc to lift over); the second needs a
+//! vertex spacing below `2hω`, which 1000 vertices have at `h = 0.01` and 100 barely have.
+//!
 //! Configurations run in parallel on scoped threads; each result is stored at its
 //! configuration's index, so the data (and the files) do not depend on thread scheduling.
 //! Figures are drawn by the plot layer from [`RollingDiscData::figure_a`] and
