@@ -213,6 +213,8 @@ pub struct LcpStepper<S: Dynamics> {
     steps: u64,
     settings: LcpSettings,
     directions: usize,
+    /// `(cos φ_j, sin φ_j)` of the friction directions.
+    cone: Vec<(f64, f64)>,
     layout: VelocityLayout,
     parts: Vec<Vec<ExplicitPart<S>>>,
     candidates: Vec<Candidate>,
@@ -313,6 +315,7 @@ impl<S: Dynamics> LcpStepper<S> {
             lemke: Lemke::new(settings.lemke.clone()),
             settings,
             directions,
+            cone: friction_directions::<S>(directions),
             free_velocity: vec![0.0; layout.len()],
             nu: vec![0.0; layout.len()],
             layout,
@@ -531,7 +534,7 @@ impl<S: Dynamics> LcpStepper<S> {
         self.last_lcp_size = size;
         // Inverse mass blocks and the free velocity ν_free = M⁻¹ (M ν + h λ_app + h λ_vp).
         self.inverse_mass.clear();
-        let mut momentum = vec![0.0; S::DOF];
+        let mut momentum = [0.0; 6];
         for (b, body) in self.scene.bodies.iter().enumerate() {
             if let Some(r) = self.layout.range(b) {
                 let inv = body
@@ -548,7 +551,7 @@ impl<S: Dynamics> LcpStepper<S> {
         // W: one column per normal, then k per contact for friction.
         resize(&mut self.w, nv, m);
         self.w.fill(0.0);
-        let dirs = friction_directions::<S>(k);
+        let dirs = &self.cone;
         for (i, c) in self.contacts.iter().enumerate() {
             let cand = &self.candidates[c.candidate];
             let (t1, t2) = tangent_basis::<S>(&c.normal);
@@ -642,7 +645,7 @@ impl<S: Dynamics> LcpStepper<S> {
         let nc = self.contacts.len();
         let k = self.directions;
         let m = nc * (1 + k);
-        let dirs = friction_directions::<S>(k);
+        let dirs = &self.cone;
         for (i, c) in self.contacts.iter().enumerate() {
             let cand = &self.candidates[c.candidate];
             let rate: f64 = (0..self.layout.len())
