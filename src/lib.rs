@@ -15,7 +15,9 @@
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
 //! * [`paper`]: the paper's rigid examples from their scenario files, and a table of its claims.
 //! * [`run`]: a scene run to its end, with its files written (trajectory, contacts, summary).
-//! * [`stepper`]: the geometrically implicit time-stepper (one MCP per step).
+//! * [`stepper`]: the geometrically implicit time-stepper (one MCP per step) and the
+//!   Stewart–Trinkle LCP baseline (polygonal shapes, contacts at the start of the step).
+//! * [`study`]: parameter studies (the rolling-disc energy study of the paper's Figure 1).
 //! * [`model`]: rigid bodies (mass, inertia, planar or spatial pose and twist), fixed bodies,
 //!   applied forces, the end-of-step pose and its derivative, the scene.
 //! * [`scenario`]: TOML scenario files ↔ scenes, checked field by field (errors name the file,
@@ -35,3 +37,4 @@ pub mod run;
 pub mod scenario;
 pub mod scenes;
 pub mod stepper;
+pub mod study;

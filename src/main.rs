@@ -5,7 +5,9 @@ use implicit_contact::model::Dynamics;
 use implicit_contact::paper;
 use implicit_contact::run::{self, Recordable};
 use implicit_contact::scenario::{self, AnyScene, Stepper};
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use implicit_contact::stepper::{
+    ImplicitStepper, LcpSettings, LcpStepper, StepperSettings, TimeStepper,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +41,9 @@ enum Command {
         /// Write an animation (not available yet).
         #[arg(long)]
         animate: bool,
+        /// The formulation (overrides the file's `simulation.stepper`): implicit or lcp.
+        #[arg(long, value_parser = ["implicit", "lcp"])]
+        stepper: Option<String>,
     },
     /// Run the paper's cases and print their claims against the measurements.
     Paper {
@@ -54,6 +59,25 @@ enum Command {
     },
     /// Solve the MCP reference suite and print a table (solver status, iterations, time).
     McpSuite,
+    /// Run a parameter study: `rolling-disc` (the paper's Figure 1: kinetic energy of a
+    /// polygonal disc under the LCP stepper against the implicit circle).
+    Study {
+        /// The study.
+        #[arg(value_parser = ["rolling-disc"])]
+        name: String,
+        /// Where the scenario files are (the study uses disc_on_plane.toml).
+        #[arg(long, default_value = default_cases())]
+        cases: PathBuf,
+        /// Where the tables go.
+        #[arg(long, default_value = "plots")]
+        out: PathBuf,
+        /// Simulated duration in seconds (the paper's 5 s).
+        #[arg(long, default_value_t = 5.0)]
+        duration: f64,
+        /// Worker threads (0: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
 }
 
 fn default_cases() -> &'static str {
@@ -71,8 +95,23 @@ fn main() -> ExitCode {
             duration,
             time_step,
             animate,
-        }) => run_scenario(&scenario, &out, duration, time_step, animate),
+            stepper,
+        }) => run_scenario(
+            &scenario,
+            &out,
+            duration,
+            time_step,
+            animate,
+            stepper.as_deref(),
+        ),
         Some(Command::McpSuite) => mcp_suite(),
+        Some(Command::Study {
+            name: _,
+            cases,
+            out,
+            duration,
+            threads,
+        }) => rolling_disc_study(&cases, &out, duration, threads),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -111,41 +150,59 @@ fn run_scenario(
     duration: Option<f64>,
     time_step: Option<f64>,
     animate: bool,
+    stepper: Option<&str>,
 ) -> Result<(), String> {
     if animate {
         return Err("--animate is not available yet".into());
     }
     let mut scenario = scenario::load(path).map_err(|e| e.to_string())?;
+    if let Some(name) = stepper {
+        let kind = if name == "lcp" {
+            Stepper::Lcp
+        } else {
+            Stepper::Implicit
+        };
+        scenario = scenario.with_stepper(kind).map_err(|e| e.to_string())?;
+    }
     if let Some(h) = time_step {
         scenario = scenario.with_time_step(h).map_err(|e| e.to_string())?;
     }
     if let Some(t) = duration {
         scenario = scenario.with_duration(t).map_err(|e| e.to_string())?;
     }
-    if scenario.stepper != Stepper::Implicit {
-        return Err(format!(
-            "{}: stepper `{:?}` is not available yet; use \"implicit\"",
-            scenario.file, scenario.stepper
-        ));
-    }
     let settings = StepperSettings {
         solver: scenario.solver.clone(),
         ..StepperSettings::default()
     };
-    match scenario.scene {
-        AnyScene::Planar(scene) => run_scene(scene, settings, out),
-        AnyScene::Spatial(scene) => run_scene(scene, settings, out),
+    let lcp = scenario.lcp.clone();
+    match (scenario.stepper, scenario.scene) {
+        (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(
+            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
+            out,
+        ),
+        (Stepper::Implicit, AnyScene::Spatial(scene)) => run_scene(
+            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
+            out,
+        ),
+        (Stepper::Lcp, AnyScene::Planar(scene)) => run_scene(lcp_stepper(scene, lcp)?, out),
+        (Stepper::Lcp, AnyScene::Spatial(scene)) => run_scene(lcp_stepper(scene, lcp)?, out),
     }
 }
 
-fn run_scene<S: Dynamics + Recordable>(
+fn lcp_stepper<S: Dynamics>(
     scene: implicit_contact::model::Scene<S>,
-    settings: StepperSettings,
+    settings: LcpSettings,
+) -> Result<LcpStepper<S>, String> {
+    LcpStepper::new(scene, settings).map_err(|e| e.to_string())
+}
+
+fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
+    mut stepper: T,
     out: &Path,
 ) -> Result<(), String> {
+    let scene = stepper.scene();
     let steps = (scene.duration / scene.time_step - 1e-9).ceil() as usize;
     let name = scene.name.clone();
-    let mut stepper = ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(steps as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, {eta} left")
@@ -160,7 +217,8 @@ fn run_scene<S: Dynamics + Recordable>(
     bar.finish_and_clear();
     let summary = result.map_err(|e| e.to_string())?;
     println!(
-        "{name}: {} steps, median {} Newton iterations, {:.1} µs per step, max residual {:.1e}; written to {}",
+        "{name} ({}): {} steps, median {} Newton iterations, {:.1} µs per step, max residual {:.1e}; written to {}",
+        summary.stepper,
         summary.steps,
         summary.newton_iterations.median,
         summary.wall_time_per_step_s.median * 1e6,
@@ -180,4 +238,37 @@ fn mcp_suite() -> Result<(), String> {
     } else {
         Err(format!("{} of {total} suite cases failed", total - solved))
     }
+}
+
+fn rolling_disc_study(
+    cases: &Path,
+    out: &Path,
+    duration: f64,
+    threads: usize,
+) -> Result<(), String> {
+    use implicit_contact::study::rolling_disc::{RollingDiscConfig, rolling_disc};
+    let start = std::time::Instant::now();
+    let scenario = scenario::load(cases.join("disc_on_plane.toml")).map_err(|e| e.to_string())?;
+    let AnyScene::Planar(scene) = scenario.scene else {
+        return Err("disc_on_plane.toml must be a 2D scene".into());
+    };
+    let config = RollingDiscConfig {
+        duration,
+        threads,
+        progress: true,
+        solver: scenario.solver.clone(),
+        lcp: scenario.lcp.clone(),
+        ..RollingDiscConfig::default()
+    };
+    let data = rolling_disc(&scene, &config).map_err(|e| e.to_string())?;
+    data.write_csv(out).map_err(|e| e.to_string())?;
+    println!("Rolling disc (paper Figure 1): kinetic energy lost in {duration} s");
+    print!("{}", data.table());
+    println!(
+        "Written {} and {} in {:.1} s.",
+        out.join("fig1_energy_loss.csv").display(),
+        out.join("fig1_kinetic_energy.csv").display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

@@ -10,7 +10,7 @@ use crate::output::{
     BodyKind, BodyState, ContactMode, ContactRow, Energy, MovingBody, OutputError, RunDir,
     StepStats, Summary, SummaryBuilder, TrajectoryRow,
 };
-use crate::stepper::{ContactState, ImplicitStepper};
+use crate::stepper::{ContactState, TimeStepper};
 use std::path::Path;
 
 /// Impulses and slip at or below this count as zero when classifying a contact (the MCP's
@@ -79,78 +79,80 @@ pub fn contact_mode(c: &ContactState) -> ContactMode {
     }
 }
 
-/// Runs `stepper` for `steps` steps, writing into `out_dir/<scene name>/`. `on_step` sees the
-/// stepper after every accepted step (progress display, measurements). Returns the summary
-/// (also written to disk).
-pub fn run<S: Recordable>(
-    stepper: &mut ImplicitStepper<S>,
+/// Runs `stepper` (either formulation, [`TimeStepper`]) for `steps` steps, writing into
+/// `out_dir/<scene name>/`. `on_step` sees the stepper after every accepted step (progress
+/// display, measurements). Returns the summary (also written to disk).
+pub fn run<S: Recordable, T: TimeStepper<S>>(
+    stepper: &mut T,
     steps: usize,
     out_dir: &Path,
-    mut on_step: impl FnMut(usize, &ImplicitStepper<S>),
+    mut on_step: impl FnMut(usize, &T),
 ) -> Result<Summary, RunError> {
-    let dir = RunDir::create(out_dir, &stepper.scene.name)?;
-    let moving: Vec<usize> = (0..stepper.scene.bodies.len())
-        .filter(|&b| !stepper.scene.bodies[b].fixed)
+    let dir = RunDir::create(out_dir, &stepper.scene().name)?;
+    let moving: Vec<usize> = (0..stepper.scene().bodies.len())
+        .filter(|&b| !stepper.scene().bodies[b].fixed)
         .collect();
     let bodies: Vec<MovingBody> = moving
         .iter()
         .map(|&b| MovingBody {
-            name: stepper.scene.bodies[b].name.clone(),
+            name: stepper.scene().bodies[b].name.clone(),
             kind: S::kind(),
         })
         .collect();
     let mut trajectory = dir.trajectory_writer(&bodies)?;
     let mut contacts = dir.contacts_writer(S::kind(), false)?;
     let mut solver_log = dir.solver_writer()?;
-    let energy = |s: &ImplicitStepper<S>| Energy {
-        kinetic: s.scene.kinetic_energy(),
-        potential: s.scene.potential_energy(),
+    let energy = |s: &T| Energy {
+        kinetic: s.scene().kinetic_energy(),
+        potential: s.scene().potential_energy(),
     };
     let mut states: Vec<BodyState> = Vec::with_capacity(moving.len());
-    let mut write_rows = |stepper: &ImplicitStepper<S>,
-                          step: usize,
-                          states: &mut Vec<BodyState>|
-     -> Result<(), OutputError> {
-        states.clear();
-        states.extend(moving.iter().map(|&b| S::record(&stepper.scene.bodies[b])));
-        trajectory.write_row(&TrajectoryRow {
-            step,
-            t: stepper.time,
-            bodies: states,
-            energy: energy(stepper),
-        })?;
-        if step > 0 {
-            for c in stepper.contacts().iter() {
-                let mode = contact_mode(c);
-                contacts.write_row(&ContactRow {
-                    step,
-                    t: stepper.time,
-                    contact: c.id,
-                    body1: &stepper.scene.bodies[c.body1].name,
-                    body2: &stepper.scene.bodies[c.body2].name,
-                    gap: c.gap,
-                    normal_impulse: c.normal_impulse,
-                    friction_impulse: c.friction_impulse,
-                    torsion_impulse: c.torsion_impulse,
-                    slip_speed: if mode == ContactMode::Separated {
-                        f64::NAN
-                    } else {
-                        c.sigma
-                    },
-                    mode,
-                    a1: &c.a1,
-                    a2: &c.a2,
-                    quasi_rigid: None,
-                })?;
+    let mut write_rows =
+        |stepper: &T, step: usize, states: &mut Vec<BodyState>| -> Result<(), OutputError> {
+            states.clear();
+            states.extend(
+                moving
+                    .iter()
+                    .map(|&b| S::record(&stepper.scene().bodies[b])),
+            );
+            trajectory.write_row(&TrajectoryRow {
+                step,
+                t: stepper.time(),
+                bodies: states,
+                energy: energy(stepper),
+            })?;
+            if step > 0 {
+                for c in stepper.contacts().iter() {
+                    let mode = contact_mode(c);
+                    contacts.write_row(&ContactRow {
+                        step,
+                        t: stepper.time(),
+                        contact: c.id,
+                        body1: &stepper.scene().bodies[c.body1].name,
+                        body2: &stepper.scene().bodies[c.body2].name,
+                        gap: c.gap,
+                        normal_impulse: c.normal_impulse,
+                        friction_impulse: c.friction_impulse,
+                        torsion_impulse: c.torsion_impulse,
+                        slip_speed: if mode == ContactMode::Separated {
+                            f64::NAN
+                        } else {
+                            c.sigma
+                        },
+                        mode,
+                        a1: &c.a1,
+                        a2: &c.a2,
+                        quasi_rigid: None,
+                    })?;
+                }
             }
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     write_rows(stepper, 0, &mut states)?;
     let initial = energy(stepper);
     let mut summary = SummaryBuilder::new(
-        &stepper.scene.name,
-        "implicit",
+        &stepper.scene().name,
+        stepper.formulation(),
         initial.kinetic + initial.potential,
     );
     for step in 1..=steps {
@@ -160,17 +162,19 @@ pub fn run<S: Recordable>(
         solve.residual = report.residual;
         solver_log.write_row(
             step,
-            stepper.time,
+            stepper.time(),
             &solve,
             report.retries,
             report.wall_time.as_secs_f64(),
         )?;
         if !report.converged {
             let reason = match &report.failure {
-                Some(why) => format!("step {step} (t = {:.6} s) failed: {why}", stepper.time),
+                Some(why) => format!("step {step} (t = {:.6} s) failed: {why}", stepper.time()),
                 None => format!(
                     "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
-                    stepper.time, report.retries, report.solve
+                    stepper.time(),
+                    report.retries,
+                    report.solve
                 ),
             };
             trajectory.finish()?;
@@ -180,13 +184,10 @@ pub fn run<S: Recordable>(
             return Err(RunError::StepFailed(reason));
         }
         write_rows(stepper, step, &mut states)?;
-        let penetration = stepper
-            .contacts()
-            .iter()
-            .fold(0.0f64, |m, c| m.max(c.penetration));
+        let penetration = stepper.penetration();
         let e = energy(stepper);
         summary.record(&StepStats {
-            t: stepper.time,
+            t: stepper.time(),
             report: &solve,
             retries: report.retries,
             wall_time: report.wall_time,

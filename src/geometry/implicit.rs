@@ -7,6 +7,7 @@
 //! derivatives are derived once, for every shape, in [`crate::geometry::world`].
 
 use super::error::GeometryError;
+use super::part::ConvexPart;
 use super::pose::Pose;
 use super::space::Space;
 use super::world;
@@ -58,6 +59,18 @@ pub trait ImplicitFn<S: Space>: Debug + Send + Sync {
     /// The radius of a ball about [`interior_point`](ImplicitFn::interior_point) containing the
     /// set, if it is bounded.
     fn bounding_radius(&self) -> Option<f64> {
+        None
+    }
+    /// `(n, d)` with `‖n‖ = 1` if the function is the affine `n · ξ − d` (a half-space), so
+    /// that its value is the exact signed distance (used by vertex–face contact search).
+    fn half_space(&self) -> Option<(S::Vector, f64)> {
+        None
+    }
+    /// A polytope inscribed in the set with about `resolution` vertices, for geometrically
+    /// explicit (vertex–face) contact, if the shape has one (discs and balls:
+    /// [`ConvexPart::inscribed_ball`]); `None` otherwise.
+    fn polytope(&self, resolution: usize) -> Option<Result<ConvexPart<S>, GeometryError>> {
+        let _ = resolution;
         None
     }
 }
@@ -126,5 +139,17 @@ impl<S: Space> ImplicitFn<S> for Placed<S> {
     }
     fn bounding_radius(&self) -> Option<f64> {
         self.function.bounding_radius()
+    }
+    fn half_space(&self) -> Option<(S::Vector, f64)> {
+        // f(Rₗᵀ(ξ − cₗ)) = (Rₗ n)·ξ − (d + (Rₗ n)·cₗ).
+        self.function.half_space().map(|(n, d)| {
+            let nb = self.placement.transform_vector(&n);
+            (nb, d + S::dot(&nb, &self.placement.position))
+        })
+    }
+    fn polytope(&self, resolution: usize) -> Option<Result<ConvexPart<S>, GeometryError>> {
+        self.function
+            .polytope(resolution)
+            .map(|p| p.map(|p| p.placed(&self.placement)))
     }
 }

@@ -41,7 +41,7 @@ pub use part::ConvexPart;
 pub use pose::Pose;
 pub use primitives::{
     Ball, Circle, Ellipse, Ellipsoid, HalfSpace, InfiniteCylinder, Sphere, Superellipse,
-    Superellipsoid,
+    Superellipsoid, Vertices,
 };
 pub use proximity::{ContactState, Proximity, ProximityError, ProximitySettings, proximity};
 pub use space::{Planar, Space, Spatial};

@@ -12,8 +12,10 @@
 use super::error::GeometryError;
 use super::implicit::{ImplicitFn, Placed};
 use super::pose::Pose;
+use super::primitives::Vertices;
 use super::space::Space;
 use super::world::{self, WorldEval};
+use std::sync::Arc;
 
 /// An intersection of placed convex implicit functions: one convex piece of a body.
 #[derive(Debug, Clone)]
@@ -22,6 +24,9 @@ pub struct ConvexPart<S: Space> {
     functions: Vec<Placed<S>>,
     interior: Option<S::Vector>,
     radius: Option<f64>,
+    /// The vertices of a bounded polytope part (polygons, boxes, polyhedra, polygonal
+    /// approximations), for vertex–face contact; `None` for curved parts.
+    vertices: Option<Arc<Vertices<S>>>,
 }
 
 impl<S: Space> ConvexPart<S> {
@@ -48,6 +53,7 @@ impl<S: Space> ConvexPart<S> {
             functions,
             interior: None,
             radius: None,
+            vertices: None,
         };
         let points: Vec<S::Vector> = part
             .functions
@@ -105,7 +111,19 @@ impl<S: Space> ConvexPart<S> {
             f.placement = placement.compose(&f.placement);
         }
         self.interior = self.interior.map(|p| placement.transform_point(&p));
+        self.vertices = self.vertices.map(|v| Arc::new(v.placed(placement)));
         self
+    }
+
+    pub(crate) fn set_vertices(&mut self, vertices: Vertices<S>) {
+        self.vertices = Some(Arc::new(vertices));
+    }
+
+    /// The vertices (body frame) if the part is a bounded polytope built by a constructor
+    /// that knows them ([`ConvexPart::polygon`], [`ConvexPart::cuboid`],
+    /// [`ConvexPart::polyhedron`], [`ConvexPart::regular_polygon`], [`ConvexPart::icosphere`]).
+    pub fn vertices(&self) -> Option<&Vertices<S>> {
+        self.vertices.as_deref()
     }
 
     pub(crate) fn set_bounds(&mut self, interior: S::Vector, radius: f64) {

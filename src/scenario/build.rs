@@ -802,7 +802,9 @@ impl ScenarioFile {
                 e.reason,
             )
         })?;
+        let lcp = lcp_settings(cx, self, &scene)?;
         Ok(Scenario {
+            lcp,
             name: self.name.clone(),
             description: self.description.clone(),
             file: file.to_string(),
@@ -815,4 +817,53 @@ impl ScenarioFile {
             source: self.clone(),
         })
     }
+}
+
+/// The LCP stepper's settings from `[lcp]`, checked against the dimension; under
+/// `stepper = "lcp"` also every pair of parts is checked to be one the LCP stepper can bring
+/// into vertex–face contact (the error names the part).
+fn lcp_settings(cx: Ctx, file: &ScenarioFile, scene: &AnyScene) -> R<crate::stepper::LcpSettings> {
+    use crate::stepper::{LcpError, LcpSettings, LcpStepper};
+    let mut settings = LcpSettings::default();
+    if let Some(spec) = &file.lcp {
+        if let Some(v) = spec.vertices {
+            settings.vertices = v;
+        }
+        settings.friction_directions = spec.friction_directions;
+        if let Some(m) = spec.margin {
+            settings.margin = cx.finite(m, "lcp.margin")?;
+        }
+    }
+    let dim = scene.dimension() as usize;
+    settings.validate(dim).map_err(|e| match e {
+        LcpError::Settings { field, reason } => {
+            cx.err(format!("lcp.{field}"), ErrorKind::InvalidValue, reason)
+        }
+        other => cx.err("lcp", ErrorKind::InvalidValue, other.to_string()),
+    })?;
+    if file.simulation.stepper == super::Stepper::Lcp {
+        let result = match scene {
+            AnyScene::Planar(s) => LcpStepper::new(s.clone(), settings.clone()).map(|_| ()),
+            AnyScene::Spatial(s) => LcpStepper::new(s.clone(), settings.clone()).map(|_| ()),
+        };
+        let index = |name: &str| file.body.iter().position(|b| b.name == name).unwrap_or(0);
+        result.map_err(|e| match &e {
+            LcpError::NoVertices { body1, part1, .. } => cx.err(
+                format!("body[{}].part[{part1}]", index(body1)),
+                ErrorKind::InvalidValue,
+                e.to_string(),
+            ),
+            LcpError::Polytope { body, part, .. } => cx.err(
+                format!("body[{}].part[{part}]", index(body)),
+                ErrorKind::InvalidValue,
+                e.to_string(),
+            ),
+            LcpError::Settings { field, reason } => cx.err(
+                format!("lcp.{field}"),
+                ErrorKind::InvalidValue,
+                reason.clone(),
+            ),
+        })?;
+    }
+    Ok(settings)
 }

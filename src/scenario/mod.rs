@@ -100,7 +100,19 @@
 //! [output]                       # optional: which files a run writes (summary.json always)
 //! trajectory = true              # default true
 //! contacts = true                # default true
+//!
+//! [lcp]                          # optional: the LCP stepper (used when stepper = "lcp")
+//! vertices = 1000                # circle → regular N-gon; sphere → icosphere with ≥ N vertices (default 100)
+//! friction_directions = 8        # per contact: 2D exactly 2; 3D ≥ 3 (default 8)
+//! margin = 1e-3                  # vertices within this gap at a step's start are contacts (default 1e-3)
 //! ```
+//!
+//! **One scene, two formulations.** `stepper = "lcp"` runs the same bodies with the
+//! Stewart–Trinkle LCP stepper ([`crate::stepper::lcp`]): circles and spheres become polygons
+//! and icospheres of `[lcp] vertices` vertices; polygons, boxes and polyhedra keep their own
+//! vertices; half-planes and half-spaces stay exact. Parts that the LCP stepper cannot bring
+//! into vertex–face contact (two curved parts other than circles or spheres) are refused with
+//! the field of the part.
 //!
 //! The shape names carry their dimension (`circle`, `ellipse`, `superellipse`, `half_plane`
 //! in 2D; `sphere`, `ellipsoid`, `superellipsoid`, `half_space`, `infinite_cylinder` in 3D);
@@ -132,7 +144,7 @@ mod tests;
 
 pub use error::{ErrorKind, Location, ScenarioError};
 pub use schema::{
-    BodySpec, FrictionSpec, FunctionSpec, Numbers, Outputs, PairSpec, PartKind, PartSpec,
+    BodySpec, FrictionSpec, FunctionSpec, LcpSpec, Numbers, Outputs, PairSpec, PartKind, PartSpec,
     PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec, Stepper,
 };
 
@@ -194,6 +206,8 @@ pub struct Scenario {
     pub solver: SolveSettings,
     /// Which outputs to write.
     pub outputs: Outputs,
+    /// The LCP stepper's settings (defaults unless `[lcp]` says otherwise).
+    pub lcp: crate::stepper::LcpSettings,
     /// The time step `h` (equals the scene's).
     pub time_step: f64,
     /// The duration `T` (equals the scene's).
@@ -208,6 +222,14 @@ impl Scenario {
     pub fn with_time_step(&self, time_step: f64) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.time_step = time_step;
+        source.build(&self.file)
+    }
+
+    /// The same scenario run by another stepper (e.g. `--stepper lcp`), checked like
+    /// `simulation.stepper` (under `lcp` the parts must suit vertex–face contact).
+    pub fn with_stepper(&self, stepper: Stepper) -> Result<Self, ScenarioError> {
+        let mut source = self.source.clone();
+        source.simulation.stepper = stepper;
         source.build(&self.file)
     }
 

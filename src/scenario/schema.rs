@@ -40,6 +40,28 @@ pub struct ScenarioFile {
     /// Which output files a run writes (`summary.json` is always written).
     #[serde(default)]
     pub output: Outputs,
+    /// Settings of the LCP stepper (`[lcp]`, every key optional; used when
+    /// `simulation.stepper = "lcp"`, ignored otherwise so one file serves both formulations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lcp: Option<LcpSpec>,
+}
+
+/// `[lcp]`: how the Stewart–Trinkle LCP stepper sees the scene
+/// ([`crate::stepper::LcpSettings`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LcpSpec {
+    /// Vertices of the regular polygon replacing a circle (2D), or the least vertex count of
+    /// the icosphere replacing a sphere (3D); default 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertices: Option<usize>,
+    /// Friction directions per contact: 2 in 2D (the only value), default 8 in 3D (≥ 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction_directions: Option<usize>,
+    /// Vertices within this gap (length units) at the start of a step are contacts; default
+    /// `1e-3`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
 }
 
 /// `[simulation]`: time step, duration, stepper and gravity.

@@ -696,6 +696,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             trajectory: true,
             contacts: false,
         },
+        lcp: None,
     };
     let built = file.build("rust").unwrap();
     let text = built.to_toml();

@@ -1,7 +1,74 @@
 //! Time-steppers: [`implicit`], the paper's geometrically implicit scheme (one mixed NCP per
-//! step, contact points and normals at the end of the step).
+//! step, contact points and normals at the end of the step), and [`lcp`], the Stewart–Trinkle
+//! LCP baseline (contacts from collision detection at the start of the step, polygonal
+//! shapes). Both implement [`TimeStepper`], which the run loop ([`crate::run`]) drives.
 
 pub mod broad_phase;
 pub mod implicit;
+pub mod lcp;
 
 pub use implicit::{ContactState, ImplicitStepper, StepReport, StepperError, StepperSettings};
+pub use lcp::{LcpError, LcpSettings, LcpStepper};
+
+use crate::model::{Dynamics, Scene};
+
+/// What the run loop needs of a time-stepper.
+pub trait TimeStepper<S: Dynamics> {
+    /// The formulation's name in `summary.json` and the study tables: `implicit` or `lcp`.
+    fn formulation(&self) -> &'static str;
+    /// The scene in its current state.
+    fn scene(&self) -> &Scene<S>;
+    /// The simulated time.
+    fn time(&self) -> f64;
+    /// Advances by one time step; a report with `converged: false` leaves the scene at the
+    /// last accepted state.
+    fn step(&mut self) -> StepReport;
+    /// The contacts after the last step, for output.
+    fn contacts(&self) -> Vec<ContactState>;
+    /// The deepest penetration after the last step (`summary.json`'s `max_penetration`); by
+    /// default the largest [`ContactState::penetration`].
+    fn penetration(&self) -> f64 {
+        self.contacts()
+            .iter()
+            .fold(0.0f64, |m, c| m.max(c.penetration))
+    }
+}
+
+impl<S: Dynamics> TimeStepper<S> for ImplicitStepper<S> {
+    fn formulation(&self) -> &'static str {
+        "implicit"
+    }
+    fn scene(&self) -> &Scene<S> {
+        &self.scene
+    }
+    fn time(&self) -> f64 {
+        self.time
+    }
+    fn step(&mut self) -> StepReport {
+        ImplicitStepper::step(self)
+    }
+    fn contacts(&self) -> Vec<ContactState> {
+        ImplicitStepper::contacts(self)
+    }
+}
+
+impl<S: Dynamics> TimeStepper<S> for LcpStepper<S> {
+    fn formulation(&self) -> &'static str {
+        "lcp"
+    }
+    fn scene(&self) -> &Scene<S> {
+        &self.scene
+    }
+    fn time(&self) -> f64 {
+        self.time
+    }
+    fn step(&mut self) -> StepReport {
+        LcpStepper::step(self)
+    }
+    fn contacts(&self) -> Vec<ContactState> {
+        LcpStepper::contacts(self)
+    }
+    fn penetration(&self) -> f64 {
+        LcpStepper::penetration(self)
+    }
+}

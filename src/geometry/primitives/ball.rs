@@ -63,4 +63,13 @@ impl<S: Space> ImplicitFn<S> for Ball<S> {
     fn bounding_radius(&self) -> Option<f64> {
         Some(self.radius)
     }
+    fn polytope(
+        &self,
+        resolution: usize,
+    ) -> Option<Result<crate::geometry::ConvexPart<S>, GeometryError>> {
+        Some(crate::geometry::ConvexPart::inscribed_ball(
+            self.radius,
+            resolution,
+        ))
+    }
 }

@@ -79,4 +79,7 @@ impl<S: Space> ImplicitFn<S> for HalfSpace<S> {
         // One unit inside the boundary.
         Some(self.normal * (self.offset - 1.0))
     }
+    fn half_space(&self) -> Option<(S::Vector, f64)> {
+        Some((self.normal, self.offset))
+    }
 }

@@ -9,6 +9,7 @@
 
 use super::cylinder::InfiniteCylinder;
 use super::half_space::HalfSpace;
+use super::polygonal::Vertices;
 use crate::geometry::error::{GeometryError, positive};
 use crate::geometry::implicit::Placed;
 use crate::geometry::part::ConvexPart;
@@ -34,6 +35,19 @@ impl<S: Space> ConvexPart<S> {
         }
         let mut part = ConvexPart::new(name, fs)?;
         part.set_bounds(S::zero_vector(), S::norm(&half_extents));
+        // The 2ᴰ corners: bit i of k picks the sign of coordinate i.
+        let corners = (0..1usize << S::DIM)
+            .map(|k| {
+                S::vector_from_fn(|i| {
+                    if k >> i & 1 == 1 {
+                        half_extents[i]
+                    } else {
+                        -half_extents[i]
+                    }
+                })
+            })
+            .collect();
+        part.set_vertices(Vertices::new(corners));
         Ok(part)
     }
 }
@@ -137,6 +151,7 @@ impl ConvexPart<Planar> {
         }
         let mut part = ConvexPart::new(NAME, fs)?.with_interior_point(centroid)?;
         part.set_bounds(centroid, scale);
+        part.set_vertices(Vertices::new(vertices.to_vec()));
         Ok(part)
     }
 }
@@ -249,6 +264,14 @@ impl ConvexPart<Spatial> {
         let fs = hs.into_iter().map(Placed::at_origin).collect();
         let mut part = ConvexPart::new(NAME, fs)?.with_interior_point(centroid)?;
         part.set_bounds(centroid, radius);
+        // Where more than three planes meet, several triples give the same vertex: keep one.
+        let mut unique: Vec<Vector3<f64>> = Vec::with_capacity(vertices.len());
+        for v in vertices {
+            if unique.iter().all(|u| (u - v).norm() > REL_TOL * scale) {
+                unique.push(v);
+            }
+        }
+        part.set_vertices(Vertices::new(unique));
         Ok(part)
     }
 

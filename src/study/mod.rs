@@ -1,0 +1,8 @@
+//! Parameter studies over whole runs: [`rolling_disc`], the paper's Figure 1 (energy loss of a
+//! polygonal disc under the LCP stepper against the implicit circle).
+
+pub mod rolling_disc;
+
+pub use rolling_disc::{
+    Configuration, Formulation, RollingDiscConfig, RollingDiscData, Series, StudyError,
+};
