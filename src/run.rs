@@ -7,8 +7,8 @@
 use crate::geometry::{Planar, Spatial};
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
-    BodyKind, BodyState, ContactMode, ContactRow, Energy, MovingBody, OutputError, RunDir,
-    StepStats, Summary, SummaryBuilder, TrajectoryRow,
+    BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, Energy, MovingBody, OutputError,
+    RunDir, StepStats, Summary, SummaryBuilder, TrajectoryRow,
 };
 use crate::stepper::{ContactState, ImplicitStepper};
 use std::path::Path;
@@ -152,6 +152,25 @@ pub fn run<S: Recordable>(
         &stepper.scene.name,
         "implicit",
         initial.kinetic + initial.potential,
+    );
+    summary.set_contacts(
+        stepper
+            .contacts()
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let f = stepper.scene.friction_between(c.body1, c.body2);
+                ContactFriction {
+                    contact: k,
+                    body1: stepper.scene.bodies[c.body1].name.clone(),
+                    body2: stepper.scene.bodies[c.body2].name.clone(),
+                    mu: f.mu,
+                    e_t: f.e_t,
+                    e_o: f.e_o,
+                    e_r: f.e_r,
+                }
+            })
+            .collect(),
     );
     for step in 1..=steps {
         let report = stepper.step();
