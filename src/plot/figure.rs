@@ -262,6 +262,12 @@ impl Figure {
         self
     }
 
+    /// Each panel `pixels` high (300 by default).
+    pub fn panel_height(mut self, pixels: u32) -> Self {
+        self.panel_height = pixels;
+        self
+    }
+
     /// The image size in pixels.
     pub fn size(&self) -> (u32, u32) {
         (

@@ -75,16 +75,18 @@ pub fn kinetic_energy(run: &RunData, label: &str) -> Result<Series, PlotError> {
 pub fn fig4b(run: &RunData, body: &str) -> Result<Figure, PlotError> {
     let col = |c: &str| run.trajectory_series(&format!("{body}.{c}"));
     Ok(
-        Figure::new("Fig. 4b — generalized velocity of the small sphere (Example 2)").panel(
-            Panel::new("ν (m/s, rad/s)")
-                .legend(super::Legend::LowerLeft)
-                .series(Series::line("v_x", col("vx")?))
-                .series(Series::line("v_y", col("vy")?))
-                .series(Series::line("v_z", col("vz")?))
-                .series(Series::line("ω_x", col("wx")?))
-                .series(Series::line("ω_y", col("wy")?))
-                .series(Series::line("ω_z", col("wz")?).with_color(7)),
-        ),
+        Figure::new("Fig. 4b — generalized velocity of the small sphere (Example 2)")
+            .panel_height(420)
+            .panel(
+                Panel::new("ν (m/s, rad/s)")
+                    .legend(super::Legend::LowerLeft)
+                    .series(Series::line("v_x", col("vx")?))
+                    .series(Series::line("v_y", col("vy")?))
+                    .series(Series::line("v_z", col("vz")?))
+                    .series(Series::line("ω_x", col("wx")?))
+                    .series(Series::line("ω_y", col("wy")?))
+                    .series(Series::line("ω_z", col("wz")?).with_color(7)),
+            ),
     )
 }
 

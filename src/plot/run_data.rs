@@ -232,7 +232,11 @@ impl RunData {
             let text = std::fs::read_to_string(&summary_path)
                 .map_err(|e| PlotError::io(&summary_path, "read the file", e))?;
             let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                PlotError::malformed(&summary_path, Some(e.line() as u64), e.to_string())
+                PlotError::malformed(
+                    &summary_path,
+                    Some(e.line() as u64),
+                    format!("not valid JSON: {e}"),
+                )
             })?;
             if !v.is_object() {
                 return Err(PlotError::malformed(
@@ -340,8 +344,8 @@ impl RunData {
         Ok(t.into_iter().zip(v).collect())
     }
 
-    /// The time step of each row of `contacts.csv` for contact `k`: `t` minus the previous
-    /// trajectory time (impulse / step = mean force over the step).
+    /// The length of each step, by step number: its `t` minus the previous row's in
+    /// `trajectory.csv` (an impulse over it is the step's mean force).
     pub fn step_lengths(&self) -> Result<HashMap<u64, f64>, PlotError> {
         let t = self.trajectory.numbers("t")?;
         let step = self.trajectory.numbers("step")?;
