@@ -356,3 +356,64 @@ impl RunData {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_file(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "implicit-contact-run-data-{}-{name}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn columns_by_name_with_quoting_and_empty_fields() {
+        let path = temp_file(
+            "contacts.csv",
+            "step,t,body1,slip_speed\n1,0.01,\"disc, left\",0.5\n2,0.02,floor,\n",
+        );
+        let t = Table::read(&path).unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.text("body1").unwrap(), vec!["disc, left", "floor"]);
+        let slip = t.numbers("slip_speed").unwrap();
+        assert_eq!(slip[0], 0.5);
+        assert!(slip[1].is_nan(), "an empty field is NaN");
+        let err = t.numbers("gap").unwrap_err().to_string();
+        assert!(
+            err.contains("contacts.csv:1") && err.contains("no column `gap`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_file_line_and_reason() {
+        let dup = temp_file("dup.csv", "t,t\n1,2\n");
+        let err = Table::read(&dup).unwrap_err().to_string();
+        assert!(
+            err.contains("dup.csv:1") && err.contains("appears twice"),
+            "{err}"
+        );
+        let short = temp_file("short.csv", "a,b\n1,2\n3\n");
+        let err = Table::read(&short).unwrap_err().to_string();
+        assert!(
+            err.contains("short.csv:3") && err.contains("1 fields, the header 2"),
+            "{err}"
+        );
+        let nan = temp_file("text.csv", "a\n1\nx\n");
+        let err = Table::read(&nan)
+            .unwrap()
+            .numbers("a")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("text.csv:3") && err.contains("`x` is not a number"),
+            "{err}"
+        );
+    }
+}

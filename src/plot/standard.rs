@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | `energy` | kinetic, potential and total energy against time; below, the total energy's drift `|E − E₀|` on a log axis |
 //! | `velocity_<body>` | per moving body: linear velocity components (m/s), and angular velocity (rad/s) |
-//! | `contact_<k>` | per contact: normal and friction impulse with `μ·p_n` dashed over the friction magnitude (N·s); slip speed (m/s); gap on a log axis (m) |
+//! | `contact_<k>` | per contact: normal and friction impulse with `μ·p_n` dashed over the friction magnitude (N·s), torsion in 3D, spring and core impulses for quasi-rigid contacts; slip speed (m/s); gap on a log axis (m) |
 //! | `newton_iterations` | Newton iterations and retries per step; the step's natural residual on a log axis |
 //!
 //! `μ` comes from `summary.json` (`contacts[].mu`); without it (a run interrupted before its
@@ -164,6 +164,18 @@ pub fn contact_figure(
         let pr = run.contact_series(k, "torsion_impulse")?;
         if pr.iter().any(|p| p.1 != 0.0 && p.1.is_finite()) {
             impulses = impulses.series(Series::line("torsion p_r (N·m·s)", pr).with_color(3));
+        }
+    }
+    // Quasi-rigid contacts: the spring and rigid-core parts of the normal impulse.
+    for (column, label, color) in [
+        ("spring_impulse", "spring p_ns", 4),
+        ("core_impulse", "core p_nr", 5),
+    ] {
+        if run.contacts.has(column) {
+            let series = run.contact_series(k, column)?;
+            if series.iter().any(|p| p.1.is_finite()) {
+                impulses = impulses.series(Series::dashed(label, series).with_color(color));
+            }
         }
     }
     Ok(
