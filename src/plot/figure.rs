@@ -56,8 +56,10 @@ pub enum LineKind {
 /// Where a panel's legend goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Legend {
-    /// Top right (the default).
+    /// The corner (or the middle right) that covers the fewest curve points (the default).
     #[default]
+    Auto,
+    /// Top right.
     UpperRight,
     /// Top left.
     UpperLeft,
@@ -72,7 +74,7 @@ pub enum Legend {
 impl Legend {
     fn position(self) -> SeriesLabelPosition {
         match self {
-            Self::UpperRight => SeriesLabelPosition::UpperRight,
+            Self::Auto | Self::UpperRight => SeriesLabelPosition::UpperRight,
             Self::UpperLeft => SeriesLabelPosition::UpperLeft,
             Self::MiddleRight => SeriesLabelPosition::MiddleRight,
             Self::LowerRight => SeriesLabelPosition::LowerRight,
@@ -375,13 +377,29 @@ fn draw_figure<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) 
         });
         let x_log = fig.x_scale == Scale::Log;
         let y_log = panel.y_scale == Scale::Log;
+        let mut y = y;
+        let legend = match panel.legend {
+            Legend::Auto => {
+                let (place, covered, height) = auto_legend(panel, fig, x, y);
+                if covered > 0 && !y_log && panel.y_range.is_none() && height < 0.6 {
+                    // No free corner: raise the top of the axis so the legend sits above the
+                    // curves instead of over them.
+                    y.1 += (y.1 - y.0) * height / (1.0 - height);
+                    Legend::UpperRight
+                } else {
+                    place
+                }
+            }
+            chosen => chosen,
+        };
         let xr = x.0..x.1;
         let yr = y.0..y.1;
+        let l = legend;
         match (x_log, y_log) {
-            (false, false) => draw_panel(area, fig, panel, xr, yr),
-            (false, true) => draw_panel(area, fig, panel, xr, yr.log_scale()),
-            (true, false) => draw_panel(area, fig, panel, xr.log_scale(), yr),
-            (true, true) => draw_panel(area, fig, panel, xr.log_scale(), yr.log_scale()),
+            (false, false) => draw_panel(area, fig, panel, l, xr, yr),
+            (false, true) => draw_panel(area, fig, panel, l, xr, yr.log_scale()),
+            (true, false) => draw_panel(area, fig, panel, l, xr.log_scale(), yr),
+            (true, true) => draw_panel(area, fig, panel, l, xr.log_scale(), yr.log_scale()),
         }?;
     }
     Ok(())
@@ -423,6 +441,10 @@ fn auto_range(values: impl Iterator<Item = f64>, scale: Scale, include_zero: boo
             }
             let span = hi - lo;
             let scale = lo.abs().max(hi.abs());
+            if include_zero && lo == 0.0 && hi == 0.0 {
+                // All zero (a contact that never slid): the axis starts at zero all the same.
+                return (0.0, 1.0);
+            }
             if span <= 1e-9 * scale || span == 0.0 {
                 // Flat: ±5 % about the value (or ±1 about zero).
                 let pad = if scale > 0.0 { 0.05 * scale } else { 1.0 };
@@ -442,6 +464,70 @@ fn auto_range(values: impl Iterator<Item = f64>, scale: Scale, include_zero: boo
             (lo, hi)
         }
     }
+}
+
+/// The legend place that covers the fewest points of the panel's curves (sampled along their
+/// segments), from the axis ranges and an estimate of the legend box's size in pixels.
+fn auto_legend(panel: &Panel, fig: &Figure, x: (f64, f64), y: (f64, f64)) -> (Legend, usize, f64) {
+    let (x_log, y_log) = (fig.x_scale == Scale::Log, panel.y_scale == Scale::Log);
+    let norm = |v: f64, (lo, hi): (f64, f64), log: bool| {
+        if log {
+            (v.log10() - lo.log10()) / (hi.log10() - lo.log10())
+        } else {
+            (v - lo) / (hi - lo)
+        }
+    };
+    let labels: Vec<&Series> = panel
+        .series
+        .iter()
+        .filter(|s| !s.label.is_empty())
+        .collect();
+    let chars = labels
+        .iter()
+        .map(|s| s.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let plot_w = (fig.width as f64 - 120.0).max(100.0);
+    let plot_h = (fig.panel_height as f64 - 60.0).max(60.0);
+    let (bw, bh) = (
+        ((chars as f64) * 7.0 + 50.0) / plot_w,
+        (labels.len() as f64 * (style::LEGEND_SIZE + 4.0) + 14.0) / plot_h,
+    );
+    let right = (1.0 - bw, 1.0);
+    let left = (0.0, bw);
+    let candidates = [
+        (Legend::UpperRight, right, (1.0 - bh, 1.0)),
+        (Legend::UpperLeft, left, (1.0 - bh, 1.0)),
+        (Legend::LowerRight, right, (0.0, bh)),
+        (Legend::LowerLeft, left, (0.0, bh)),
+        (Legend::MiddleRight, right, (0.5 - bh / 2.0, 0.5 + bh / 2.0)),
+    ];
+    let mut counts = [0usize; 5];
+    for s in &panel.series {
+        for seg in segments(&s.points, x_log, y_log) {
+            let pts: Vec<(f64, f64)> = seg
+                .iter()
+                .map(|&(px, py)| (norm(px, x, x_log), norm(py, y, y_log)))
+                .collect();
+            for w in pts.windows(2).chain(std::iter::once(&pts[pts.len() - 1..])) {
+                let (a, b) = (w[0], w[w.len() - 1]);
+                for k in 0..4 {
+                    let f = k as f64 / 4.0;
+                    let p = (a.0 + f * (b.0 - a.0), a.1 + f * (b.1 - a.1));
+                    for (c, (_, xs, ys)) in counts.iter_mut().zip(&candidates) {
+                        if (xs.0..=xs.1).contains(&p.0) && (ys.0..=ys.1).contains(&p.1) {
+                            *c += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The first of the least covered, in the order above.
+    let best = (0..candidates.len())
+        .min_by_key(|&i| (counts[i], i))
+        .unwrap_or(0);
+    (candidates[best].0, counts[best], bh)
 }
 
 /// Splits a series into runs of drawable points (finite; positive on log axes).
@@ -468,6 +554,7 @@ fn draw_panel<'a, DB, X, Y>(
     area: &'a DrawingArea<DB, Shift>,
     fig: &Figure,
     panel: &Panel,
+    legend: Legend,
     x: X,
     y: Y,
 ) -> DrawResult
@@ -579,7 +666,7 @@ where
     if labelled {
         chart
             .configure_series_labels()
-            .position(panel.legend.position())
+            .position(legend.position())
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
             .label_font((FAMILY, style::LEGEND_SIZE).into_font())
