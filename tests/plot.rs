@@ -254,3 +254,17 @@ fn animate_writes_a_gif_with_bounded_frames() {
     );
     assert!(h > 200);
 }
+
+#[test]
+fn the_same_run_gives_the_same_animation() {
+    let (a, b) = (temp_dir("gif-a"), temp_dir("gif-b"));
+    let gifs: Vec<Vec<u8>> = [&a, &b]
+        .iter()
+        .map(|out| {
+            let dir = short_run("sphere_on_two_spheres", "0.3", out, &["--animate"]);
+            std::fs::read(dir.join("animation.gif")).unwrap()
+        })
+        .collect();
+    assert!(gifs[0].len() > 1000);
+    assert!(gifs[0] == gifs[1], "two animations of one run differ");
+}
