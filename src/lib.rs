@@ -13,6 +13,8 @@
 //!   `summary.json` written last and atomically; they take plain data.
 //! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
+//! * [`plot`]: figures on plotters (SVG, PNG): a time-series builder, the standard figures of a
+//!   run, the paper's figures, GIF animations.
 //! * [`paper`]: the paper's rigid examples from their scenario files, and a table of its claims.
 //! * [`run`]: a scene run to its end, with its files written (trajectory, contacts, summary).
 //! * [`stepper`]: the geometrically implicit time-stepper (one MCP per step) and the
@@ -33,6 +35,7 @@ pub mod mcp;
 pub mod model;
 pub mod output;
 pub mod paper;
+pub mod plot;
 pub mod run;
 pub mod scenario;
 pub mod scenes;

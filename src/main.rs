@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use implicit_contact::model::Dynamics;
 use implicit_contact::paper;
+use implicit_contact::plot::{self, AnimationRecorder};
 use implicit_contact::run::{self, Recordable};
 use implicit_contact::scenario::{self, AnyScene, Stepper};
 use implicit_contact::stepper::{
@@ -15,7 +16,8 @@ use std::process::ExitCode;
 /// Geometrically implicit time-stepping for rigid bodies in intermittent contact.
 ///
 /// With no command: the main job, the rigid paper cases (Examples 1 and 2) from `paper_cases/`,
-/// their runs written under `runs/`, and a table of the paper's claims against what is measured.
+/// their runs written under `runs/`, their figures under `plots/`, and a table of the paper's
+/// claims against what is measured.
 #[derive(Parser)]
 #[command(version, about)]
 struct Cli {
@@ -38,14 +40,22 @@ enum Command {
         /// Time step in seconds (overrides the file).
         #[arg(long)]
         time_step: Option<f64>,
-        /// Write an animation (not available yet).
+        /// Also write animation.gif in the run directory: the bodies' outlines over time
+        /// (3D: projected), contact points and normals; at most 150 frames.
         #[arg(long)]
         animate: bool,
         /// The formulation (overrides the file's `simulation.stepper`): implicit or lcp.
         #[arg(long, value_parser = ["implicit", "lcp"])]
         stepper: Option<String>,
     },
-    /// Run the paper's cases and print their claims against the measurements.
+    /// Write the standard figures of a run (energy, velocities, per-contact impulses, slip,
+    /// gap, Newton iterations) into RUN_DIR/plots/ as SVG and PNG.
+    Plot {
+        /// A run directory (with trajectory.csv, contacts.csv, solver.csv, summary.json).
+        run_dir: PathBuf,
+    },
+    /// Run the paper's cases, write the paper's figures and print their claims against the
+    /// measurements.
     Paper {
         /// `all`, or a case name (disc_on_plane, sphere_on_two_spheres).
         #[arg(default_value = "all")]
@@ -56,6 +66,9 @@ enum Command {
         /// Output folder of the runs.
         #[arg(long, default_value = "runs")]
         out: PathBuf,
+        /// Output folder of the figures (fig<number><letter>_<name>.svg and .png).
+        #[arg(long, default_value = "plots")]
+        plots: PathBuf,
     },
     /// Solve the MCP reference suite and print a table (solver status, iterations, time).
     McpSuite,
@@ -87,8 +100,19 @@ fn default_cases() -> &'static str {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => paper_cases("all", Path::new(default_cases()), Path::new("runs")),
-        Some(Command::Paper { case, cases, out }) => paper_cases(&case, &cases, &out),
+        None => paper_cases(
+            "all",
+            Path::new(default_cases()),
+            Path::new("runs"),
+            Path::new("plots"),
+        ),
+        Some(Command::Paper {
+            case,
+            cases,
+            out,
+            plots,
+        }) => paper_cases(&case, &cases, &out, &plots),
+        Some(Command::Plot { run_dir }) => plot_run(&run_dir),
         Some(Command::Run {
             scenario,
             out,
@@ -122,7 +146,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn paper_cases(case: &str, cases: &Path, out: &Path) -> Result<(), String> {
+fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(), String> {
     let claims = match case {
         "all" => paper::rigid_cases(cases, out),
         "disc_on_plane" => paper::example_1(cases, out),
@@ -134,9 +158,32 @@ fn paper_cases(case: &str, cases: &Path, out: &Path) -> Result<(), String> {
         }
     }
     .map_err(|e| e.to_string())?;
+    let mut figures = Vec::new();
+    if matches!(case, "all" | "disc_on_plane") {
+        figures.extend(
+            plot::paper_figures::example_1(&out.join("disc_on_plane"), plots)
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    if matches!(case, "all" | "sphere_on_two_spheres") {
+        figures.extend(
+            plot::paper_figures::example_2(&out.join("sphere_on_two_spheres"), plots)
+                .map_err(|e| e.to_string())?,
+        );
+    }
     println!("The paper's claims (Chakraborty, Berard, Akella & Trinkle, §6) against this run:");
     print!("{}", paper::format_claims(&claims));
     println!("Runs written under {}/.", out.display());
+    let names: Vec<String> = figures
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    println!(
+        "Figures written under {}/ (.svg and .png): {}.",
+        plots.display(),
+        names.join(", ")
+    );
     if claims.iter().all(|c| c.holds) {
         Ok(())
     } else {
@@ -152,9 +199,6 @@ fn run_scenario(
     animate: bool,
     stepper: Option<&str>,
 ) -> Result<(), String> {
-    if animate {
-        return Err("--animate is not available yet".into());
-    }
     let mut scenario = scenario::load(path).map_err(|e| e.to_string())?;
     if let Some(name) = stepper {
         let kind = if name == "lcp" {
@@ -179,13 +223,19 @@ fn run_scenario(
         (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(
             ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
             out,
+            animate,
         ),
         (Stepper::Implicit, AnyScene::Spatial(scene)) => run_scene(
             ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
             out,
+            animate,
         ),
-        (Stepper::Lcp, AnyScene::Planar(scene)) => run_scene(lcp_stepper(scene, lcp)?, out),
-        (Stepper::Lcp, AnyScene::Spatial(scene)) => run_scene(lcp_stepper(scene, lcp)?, out),
+        (Stepper::Lcp, AnyScene::Planar(scene)) => {
+            run_scene(lcp_stepper(scene, lcp)?, out, animate)
+        }
+        (Stepper::Lcp, AnyScene::Spatial(scene)) => {
+            run_scene(lcp_stepper(scene, lcp)?, out, animate)
+        }
     }
 }
 
@@ -199,6 +249,7 @@ fn lcp_stepper<S: Dynamics>(
 fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
     mut stepper: T,
     out: &Path,
+    animate: bool,
 ) -> Result<(), String> {
     let scene = stepper.scene();
     let steps = (scene.duration / scene.time_step - 1e-9).ceil() as usize;
@@ -209,12 +260,34 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
             .map_err(|e| e.to_string())?,
     );
     bar.set_message(name.clone());
-    let result = run::run(&mut stepper, steps, out, |step, _| {
+    let mut recorder = animate.then(|| AnimationRecorder::new(steps, stepper.scene().time_step));
+    if let Some(r) = &mut recorder {
+        r.record(0, &stepper);
+    }
+    let result = run::run(&mut stepper, steps, out, |step, s| {
         if step % 16 == 0 {
             bar.set_position(step as u64);
         }
+        if let Some(r) = &mut recorder {
+            r.record(step, s);
+        }
     });
     bar.finish_and_clear();
+    // A failed run is animated up to its failure: that is when the picture helps most.
+    if let Some(r) = &recorder
+        && (result.is_ok() || out.join(&name).is_dir())
+    {
+        let gif = out
+            .join(&name)
+            .join(implicit_contact::output::ANIMATION_FILE);
+        r.write_gif(stepper.scene(), &gif)
+            .map_err(|e| e.to_string())?;
+        println!(
+            "{name}: {} frames written to {}",
+            r.frame_count(),
+            gif.display()
+        );
+    }
     let summary = result.map_err(|e| e.to_string())?;
     println!(
         "{name} ({}): {} steps, median {} Newton iterations, {:.1} µs per step, max residual {:.1e}; written to {}",
@@ -224,6 +297,19 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
         summary.wall_time_per_step_s.median * 1e6,
         summary.max_residual,
         out.join(&name).display()
+    );
+    Ok(())
+}
+
+fn plot_run(run_dir: &Path) -> Result<(), String> {
+    let report = plot::plot_run(run_dir).map_err(|e| e.to_string())?;
+    for note in &report.notes {
+        eprintln!("implicit-contact: note: {note}");
+    }
+    println!(
+        "{} figures written to {}",
+        report.written.len(),
+        run_dir.join(plot::standard::PLOTS_DIR).display()
     );
     Ok(())
 }

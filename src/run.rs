@@ -7,10 +7,11 @@
 use crate::geometry::{Planar, Spatial};
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
-    BodyKind, BodyState, ContactMode, ContactRow, Energy, MovingBody, OutputError, RunDir,
-    StepStats, Summary, SummaryBuilder, TrajectoryRow,
+    BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, Energy, MovingBody, OutputError,
+    RunDir, StepStats, Summary, SummaryBuilder, TrajectoryRow,
 };
 use crate::stepper::{ContactState, TimeStepper};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Impulses and slip at or below this count as zero when classifying a contact (the MCP's
@@ -155,6 +156,27 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
         stepper.formulation(),
         initial.kinetic + initial.potential,
     );
+    // Each contact's bodies and friction, by id, as contacts first appear (the broad phase
+    // brings pairs in during the run).
+    let mut seen: BTreeMap<usize, ContactFriction> = BTreeMap::new();
+    let note_contacts = |stepper: &T, seen: &mut BTreeMap<usize, ContactFriction>| {
+        for c in stepper.contacts() {
+            seen.entry(c.id).or_insert_with(|| {
+                let scene = stepper.scene();
+                let f = scene.friction_between(c.body1, c.body2);
+                ContactFriction {
+                    contact: c.id,
+                    body1: scene.bodies[c.body1].name.clone(),
+                    body2: scene.bodies[c.body2].name.clone(),
+                    mu: f.mu,
+                    e_t: f.e_t,
+                    e_o: f.e_o,
+                    e_r: f.e_r,
+                }
+            });
+        }
+    };
+    note_contacts(stepper, &mut seen);
     for step in 1..=steps {
         let report = stepper.step();
         let mut solve = report.solve.clone();
@@ -180,10 +202,12 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
             trajectory.finish()?;
             contacts.finish()?;
             solver_log.finish()?;
+            summary.set_contacts(seen.into_values().collect());
             dir.write_summary(&summary.incomplete(reason.clone()))?;
             return Err(RunError::StepFailed(reason));
         }
         write_rows(stepper, step, &mut states)?;
+        note_contacts(stepper, &mut seen);
         let penetration = stepper.penetration();
         let e = energy(stepper);
         summary.record(&StepStats {
@@ -199,6 +223,7 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
     trajectory.finish()?;
     contacts.finish()?;
     solver_log.finish()?;
+    summary.set_contacts(seen.into_values().collect());
     let summary = summary.complete();
     dir.write_summary(&summary)?;
     Ok(summary)

@@ -72,6 +72,11 @@ fn run_writes_the_contract_files() {
     assert_eq!(summary["steps"], 50);
     assert_eq!(summary["failed_steps"], 0);
     assert!(summary["max_residual"].as_f64().unwrap() <= 1e-10);
+    // The contacts and their friction (an extension of the contract's keys).
+    assert_eq!(summary["contacts"][0]["contact"], 0);
+    assert_eq!(summary["contacts"][0]["body1"], "disc");
+    assert_eq!(summary["contacts"][0]["body2"], "ground");
+    assert_eq!(summary["contacts"][0]["mu"], 0.4);
 }
 
 #[test]
@@ -161,9 +166,26 @@ fn a_run_whose_step_fails_stops_with_an_incomplete_summary() {
 #[test]
 fn paper_command_prints_the_claims_of_example_1() {
     let out = temp_dir("paper");
-    let o = run(&["paper", "disc_on_plane", "--out", out.to_str().unwrap()]);
+    let plots = out.join("plots");
+    let o = run(&[
+        "paper",
+        "disc_on_plane",
+        "--out",
+        out.to_str().unwrap(),
+        "--plots",
+        plots.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let table = text(&o.stdout);
     assert!(table.contains("kinetic energy constant"), "{table}");
     assert!(!table.contains(" NO"), "{table}");
+    // Example 1's figure, as SVG and PNG.
+    for ext in ["svg", "png"] {
+        let fig = plots.join(format!("fig1a_rolling_disc_energy.{ext}"));
+        assert!(
+            std::fs::metadata(&fig).unwrap().len() > 1000,
+            "{}",
+            fig.display()
+        );
+    }
 }

@@ -39,7 +39,8 @@ pub use contacts::{ContactMode, ContactRow, ContactsWriter, QuasiRigidImpulses};
 pub use format::format_f64;
 pub use solver_log::{SOLVER_COLUMNS, SOLVER_FILE, SolverLogWriter};
 pub use summary::{
-    EnergySummary, IterationStats, StepStats, Summary, SummaryBuilder, TimeStats, median,
+    ContactFriction, EnergySummary, IterationStats, StepStats, Summary, SummaryBuilder, TimeStats,
+    median,
 };
 pub use trajectory::{BodyKind, BodyState, Energy, MovingBody, TrajectoryRow, TrajectoryWriter};
 
@@ -54,6 +55,8 @@ pub const TRAJECTORY_FILE: &str = "trajectory.csv";
 pub const CONTACTS_FILE: &str = "contacts.csv";
 /// File name of the summary inside a run directory.
 pub const SUMMARY_FILE: &str = "summary.json";
+/// File name of the animation `run --animate` writes inside a run directory.
+pub const ANIMATION_FILE: &str = "animation.gif";
 
 /// Trouble writing the output of a run. Every variant names the file (or field) at fault.
 #[derive(Debug, thiserror::Error)]
@@ -121,7 +124,7 @@ impl RunDir {
     /// Creates `<out_dir>/<scenario_name>/` (and its parents) and deletes the output files of a
     /// previous run there (`summary.json` first, then its temporary file, `trajectory.csv` and
     /// `contacts.csv`), so that nothing in the directory looks like a finished run until this
-    /// run writes its summary. Other files are left alone.
+    /// run writes its summary; a previous `animation.gif` goes too. Other files are left alone.
     ///
     /// The scenario name becomes a single path component: it must not be empty, contain a path
     /// separator (`/` or `\`), `..`, a control character, or be `.`; the error names the field.
@@ -137,6 +140,7 @@ impl RunDir {
             run.trajectory_path(),
             run.contacts_path(),
             run.path.join(SOLVER_FILE),
+            run.path.join(ANIMATION_FILE),
         ] {
             match fs::remove_file(&stale) {
                 Ok(()) => {}

@@ -59,8 +59,28 @@ pub struct EnergySummary {
     pub max_abs_drift: f64,
 }
 
-/// The content of `summary.json`. Its keys are a contract (`ARCHITECTURE.md`); `final_time`
-/// and `steps_by_solver` extend it.
+/// The friction parameters of one contact of the run (the `contacts` list of `summary.json`),
+/// so that figures can draw `μ·p_n` over the friction magnitude from the run's files alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactFriction {
+    /// The `contact` index of `contacts.csv`.
+    pub contact: usize,
+    /// `body1` (holding `a1`).
+    pub body1: String,
+    /// `body2`.
+    pub body2: String,
+    /// Coefficient of friction `μ`.
+    pub mu: f64,
+    /// Semi-axis of the friction ellipsoid along the first tangent direction.
+    pub e_t: f64,
+    /// Semi-axis along the second tangent direction (3D).
+    pub e_o: f64,
+    /// Semi-axis of the torsional moment (3D).
+    pub e_r: f64,
+}
+
+/// The content of `summary.json`. Its keys are a contract (`ARCHITECTURE.md`); `final_time`,
+/// `steps_by_solver` and `contacts` extend it.
 ///
 /// Numbers that are not available, or not finite, are written as `null` (JSON has no NaN) and
 /// read back as NaN.
@@ -99,6 +119,10 @@ pub struct Summary {
     pub final_time: f64,
     /// How many steps each solver answered ([`crate::mcp::SolverKind`]'s display names).
     pub steps_by_solver: BTreeMap<String, usize>,
+    /// Each contact's bodies and friction parameters, by contact index (empty when the stepper
+    /// did not give them; absent in summaries written before this key existed).
+    #[serde(default)]
+    pub contacts: Vec<ContactFriction>,
 }
 
 /// What the summary needs to know about one step.
@@ -190,6 +214,7 @@ pub struct SummaryBuilder {
     drift: Worst,
     final_time: f64,
     steps_by_solver: BTreeMap<String, usize>,
+    contacts: Vec<ContactFriction>,
 }
 
 impl SummaryBuilder {
@@ -216,7 +241,13 @@ impl SummaryBuilder {
             drift: Worst::new(0.0),
             final_time: f64::NAN,
             steps_by_solver: BTreeMap::new(),
+            contacts: Vec::new(),
         }
+    }
+
+    /// Records the run's contacts and their friction parameters (the summary's `contacts`).
+    pub fn set_contacts(&mut self, contacts: Vec<ContactFriction>) {
+        self.contacts = contacts;
     }
 
     /// Adds one step.
@@ -285,6 +316,7 @@ impl SummaryBuilder {
             },
             final_time: self.final_time,
             steps_by_solver: self.steps_by_solver.clone(),
+            contacts: self.contacts.clone(),
         }
     }
 }

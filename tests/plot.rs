@@ -1,0 +1,270 @@
+//! Figures end to end: `plot RUN_DIR` on short runs, the paper's figures, `run --animate`, and
+//! clear errors for missing or malformed run directories.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_implicit-contact"))
+}
+
+fn case(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("paper_cases")
+        .join(name)
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "implicit-contact-plot-{tag}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `scenario` for `duration` seconds into `out`; returns the run directory.
+fn short_run(scenario: &str, duration: &str, out: &Path, extra: &[&str]) -> PathBuf {
+    let scenario_file = case(&format!("{scenario}.toml"));
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        scenario_file.to_str().unwrap().into(),
+        "--out".into(),
+        out.to_str().unwrap().into(),
+        "--duration".into(),
+        duration.into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let o = bin().args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    out.join(scenario)
+}
+
+/// Parses an SVG file as XML; returns the root's width and height attributes.
+fn check_svg(path: &Path) -> (f64, f64) {
+    let s = std::fs::read_to_string(path).unwrap();
+    assert!(s.trim_start().starts_with("<svg"), "{}", path.display());
+    let doc = roxmltree::Document::parse(&s)
+        .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", path.display()));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "svg");
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("t (s)")),
+        "{}: no axis label among {texts:?}",
+        path.display()
+    );
+    let num = |a: &str| root.attribute(a).unwrap().parse::<f64>().unwrap();
+    (num("width"), num("height"))
+}
+
+/// Decodes a PNG; returns its size and the number of dark pixels in the top 40 rows (the title:
+/// text must actually be rasterised with the embedded font).
+fn check_png(path: &Path) -> (u32, u32, usize) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    let row = info.line_size;
+    let dark = buf[..40 * row]
+        .chunks_exact(3)
+        .filter(|p| p.iter().all(|&c| c < 100))
+        .count();
+    (info.width, info.height, dark)
+}
+
+#[test]
+fn plot_writes_the_standard_figures_as_svg_and_png() {
+    let out = temp_dir("standard");
+    let dir = short_run("sphere_on_two_spheres", "0.2", &out, &[]);
+    let o = run(&["plot", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let plots = dir.join("plots");
+    for stem in [
+        "energy",
+        "velocity_small",
+        "contact_0",
+        "contact_1",
+        "newton_iterations",
+    ] {
+        let (w, h) = check_svg(&plots.join(format!("{stem}.svg")));
+        let (pw, ph, dark) = check_png(&plots.join(format!("{stem}.png")));
+        assert_eq!((w, h), (pw as f64, ph as f64), "{stem}: SVG and PNG sizes");
+        assert_eq!(pw, 900);
+        assert!(ph >= 344, "{stem}: at least one panel");
+        assert!(
+            dark > 200,
+            "{stem}: the title is not drawn ({dark} dark pixels)"
+        );
+    }
+    // The contact figure draws μ·p_n from the summary's `contacts`.
+    let svg = std::fs::read_to_string(plots.join("contact_0.svg")).unwrap();
+    assert!(svg.contains("μ·p_n (μ = 0.2)"), "no μ·p_n legend entry");
+}
+
+#[test]
+fn plotting_is_deterministic() {
+    let out = temp_dir("determinism");
+    let dir = short_run("disc_on_plane", "0.1", &out, &[]);
+    let mut files = Vec::new();
+    for _ in 0..2 {
+        let o = run(&["plot", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        files.push(
+            ["energy.svg", "energy.png", "contact_0.png"]
+                .map(|f| std::fs::read(dir.join("plots").join(f)).unwrap()),
+        );
+    }
+    assert!(files[0] == files[1], "two plots of one run differ");
+}
+
+#[test]
+fn a_missing_run_directory_is_a_one_line_error() {
+    let out = temp_dir("missing");
+    let missing = out.join("no_such_run");
+    let o = run(&["plot", missing.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no_such_run") && err.contains("no such directory"),
+        "{err}"
+    );
+    // A directory without the run's files names the file that is missing.
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("trajectory.csv") && err.contains("cannot open"),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_run_files_are_named_with_line_and_reason() {
+    let out = temp_dir("malformed");
+    let dir = short_run("disc_on_plane", "0.05", &out, &[]);
+    let trajectory = dir.join("trajectory.csv");
+    let good = std::fs::read_to_string(&trajectory).unwrap();
+    let expect_error = |needles: &[&str]| {
+        let o = run(&["plot", dir.to_str().unwrap()]);
+        assert!(!o.status.success());
+        let err = text(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        for n in needles {
+            assert!(err.contains(n), "`{n}` not in: {err}");
+        }
+        assert!(!dir.join("plots").join("energy.svg").exists());
+    };
+
+    // A row cut short (an interrupted write).
+    let mut lines: Vec<&str> = good.lines().collect();
+    let cut = lines[3].rsplit_once(',').unwrap().0.to_string();
+    lines[3] = &cut;
+    std::fs::write(&trajectory, lines.join("\n")).unwrap();
+    expect_error(&["trajectory.csv:4", "fields"]);
+
+    // A number that is not one.
+    std::fs::write(&trajectory, good.replacen("0.01,", "zero.zero-one,", 1)).unwrap();
+    expect_error(&["trajectory.csv:", "column `t`", "not a number"]);
+
+    // A missing column.
+    std::fs::write(&trajectory, good.replacen("kinetic_energy", "kinetic", 1)).unwrap();
+    expect_error(&["trajectory.csv", "no column `kinetic_energy`"]);
+
+    // A summary that is not JSON.
+    std::fs::write(&trajectory, &good).unwrap();
+    std::fs::write(dir.join("summary.json"), "{ \"scenario\": ").unwrap();
+    expect_error(&["summary.json"]);
+}
+
+#[test]
+fn paper_figures_are_written_for_example_2() {
+    let out = temp_dir("paper");
+    let plots = out.join("plots");
+    let o = run(&[
+        "paper",
+        "sphere_on_two_spheres",
+        "--out",
+        out.to_str().unwrap(),
+        "--plots",
+        plots.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for stem in [
+        "fig4b_sphere_velocity",
+        "fig5a_contact1_forces",
+        "fig5b_contact2_forces",
+    ] {
+        check_svg(&plots.join(format!("{stem}.svg")));
+        let (_, _, dark) = check_png(&plots.join(format!("{stem}.png")));
+        assert!(dark > 200, "{stem}: no title drawn");
+    }
+    let svg = std::fs::read_to_string(plots.join("fig5b_contact2_forces.svg")).unwrap();
+    assert!(
+        svg.contains("μ·λ₂ₙ (μ = 0.2)"),
+        "Fig. 5b draws μ·λ over the friction"
+    );
+    assert!(!plots.join("fig1a_rolling_disc_energy.svg").exists());
+}
+
+#[test]
+fn animate_writes_a_gif_with_bounded_frames() {
+    let out = temp_dir("animate");
+    let dir = short_run("disc_on_plane", "2.0", &out, &["--animate"]);
+    let file = std::fs::File::open(dir.join("animation.gif")).unwrap();
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options.read_info(file).unwrap();
+    let (w, h) = (decoder.width(), decoder.height());
+    assert_eq!(w, 720);
+    let mut frames = 0;
+    let mut blue_first = 0;
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        if frames == 0 {
+            // The moving disc is drawn (its light blue fill).
+            blue_first = frame
+                .buffer
+                .chunks_exact(4)
+                .filter(|p| p[2] > 200 && p[0] < 215 && p[1] > 200)
+                .count();
+        }
+        frames += 1;
+    }
+    // 200 steps of 0.01 s: every second step and the last, at most 150 frames.
+    assert!((2..=150).contains(&frames), "{frames} frames");
+    assert_eq!(frames, 101);
+    assert!(
+        blue_first > 1000,
+        "no disc in the first frame ({blue_first} pixels)"
+    );
+    assert!(h > 200);
+}
+
+#[test]
+fn the_same_run_gives_the_same_animation() {
+    let (a, b) = (temp_dir("gif-a"), temp_dir("gif-b"));
+    let gifs: Vec<Vec<u8>> = [&a, &b]
+        .iter()
+        .map(|out| {
+            let dir = short_run("sphere_on_two_spheres", "0.3", out, &["--animate"]);
+            std::fs::read(dir.join("animation.gif")).unwrap()
+        })
+        .collect();
+    assert!(gifs[0].len() > 1000);
+    assert!(gifs[0] == gifs[1], "two animations of one run differ");
+}
