@@ -71,9 +71,15 @@
 
 mod block;
 mod body_step;
+pub mod quasi_rigid;
 
+#[cfg(test)]
+mod quasi_rigid_tests;
 #[cfg(test)]
 mod tests;
 
-pub use block::{ContactBlock, ContactError, ContactEval, ContactLayout, tangent_reference_for};
+pub use block::{
+    ContactBlock, ContactError, ContactEval, ContactLayout, QuasiLayout, tangent_reference_for,
+};
 pub use body_step::BodyStep;
+pub use quasi_rigid::{CompliantSide, QuasiRigid, QuasiRigidState};
