@@ -130,6 +130,7 @@ fn run_scenario(
     }
     let settings = StepperSettings {
         solver: scenario.solver.clone(),
+        integrator: scenario.integrator,
         ..StepperSettings::default()
     };
     match scenario.scene {

@@ -66,6 +66,7 @@ pub fn example_1(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
     let steps = steps_of(scene.duration, scene.time_step);
     let settings = StepperSettings {
         solver: scenario.solver.clone(),
+        integrator: scenario.integrator,
         ..StepperSettings::default()
     };
     let mut stepper = ImplicitStepper::new(scene, settings)?;
@@ -117,6 +118,7 @@ pub fn example_2(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
     let medium = scene.body_index("medium");
     let settings = StepperSettings {
         solver: scenario.solver.clone(),
+        integrator: scenario.integrator,
         ..StepperSettings::default()
     };
     let mut stepper = ImplicitStepper::new(scene, settings)?;

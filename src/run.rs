@@ -7,8 +7,8 @@
 use crate::geometry::{Planar, Spatial};
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
-    BodyKind, BodyState, ContactMode, ContactRow, Energy, MovingBody, OutputError, RunDir,
-    StepStats, Summary, SummaryBuilder, TrajectoryRow,
+    BodyKind, BodyState, ContactMode, ContactRow, Energy, MovingBody, OutputError,
+    QuasiRigidImpulses, RunDir, StepStats, Summary, SummaryBuilder, TrajectoryRow,
 };
 use crate::stepper::{ContactState, ImplicitStepper};
 use std::path::Path;
@@ -100,11 +100,11 @@ pub fn run<S: Recordable>(
         })
         .collect();
     let mut trajectory = dir.trajectory_writer(&bodies)?;
-    let mut contacts = dir.contacts_writer(S::kind(), false)?;
+    let mut contacts = dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?;
     let mut solver_log = dir.solver_writer()?;
     let energy = |s: &ImplicitStepper<S>| Energy {
         kinetic: s.scene.kinetic_energy(),
-        potential: s.scene.potential_energy(),
+        potential: s.scene.potential_energy() + s.elastic_energy(),
     };
     let mut states: Vec<BodyState> = Vec::with_capacity(moving.len());
     let mut write_rows = |stepper: &ImplicitStepper<S>,
@@ -140,7 +140,11 @@ pub fn run<S: Recordable>(
                     mode,
                     a1: &c.a1,
                     a2: &c.a2,
-                    quasi_rigid: None,
+                    quasi_rigid: c.quasi_rigid.map(|q| QuasiRigidImpulses {
+                        deflection: q.deflection,
+                        spring_impulse: q.spring_impulse,
+                        core_impulse: q.core_impulse,
+                    }),
                 })?;
             }
         }

@@ -37,6 +37,16 @@
 //! contact point in the same solve (Xie & Chakraborty) is later work; meanwhile, model bodies
 //! whose contacts are points (spheres, ellipsoids, superellipsoids, rounded parts).
 //!
+//! # Quasi-rigid contacts and the integrator
+//!
+//! A contact one of whose bodies has a compliant layer is a quasi-rigid block (paper §5, see
+//! [`crate::contact`]); the layers' deflections are carried from step to step and their
+//! elastic energy is [`ImplicitStepper::elastic_energy`]. [`StepperSettings::integrator`]
+//! chooses the paper's scheme ([`Integrator::Euler`]) or the energy-consistent
+//! [`Integrator::Midpoint`], which weights the smooth impulses (applied forces, layer springs)
+//! by ½ in the momentum row and rebuilds the end-of-step velocity after the solve (`quasi`
+//! submodule).
+//!
 //! # Failure policy
 //!
 //! A step whose solve does not converge is retried as two half steps, recursively up to
@@ -47,9 +57,11 @@
 use crate::contact::{BodyStep, ContactBlock, ContactEval, tangent_reference_for};
 use crate::geometry::{ProximitySettings, Space, proximity};
 use crate::mcp::{DenseJacobian, McpProblem, McpSolver, SettingsError, SolveReport, SolveSettings};
-use crate::model::{Dynamics, Friction, RigidBody, Scene, VelocityLayout};
+use crate::model::{Dynamics, Friction, Integrator, RigidBody, Scene, VelocityLayout};
 use nalgebra::DMatrix;
 use std::time::{Duration, Instant};
+
+mod quasi;
 
 /// Settings of the implicit stepper.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +70,8 @@ pub struct StepperSettings {
     pub solver: SolveSettings,
     /// How many times a failing step may be halved (0: no retry).
     pub max_halvings: usize,
+    /// The time-integration scheme (the paper's backward Euler by default).
+    pub integrator: Integrator,
 }
 
 impl Default for StepperSettings {
@@ -65,6 +79,7 @@ impl Default for StepperSettings {
         Self {
             solver: SolveSettings::default(),
             max_halvings: 4,
+            integrator: Integrator::Euler,
         }
     }
 }
@@ -147,8 +162,12 @@ pub struct ContactState {
     /// `σ`, the slip measure of the friction law (meaningful only when `p_n > 0`).
     pub sigma: f64,
     /// End-of-step penetration `max(0, −f(a₂))` in the units of `f` (zero up to the solve's
-    /// tolerance).
+    /// tolerance); for a compliant `F`, of the shifted `f + δ̄_n`.
     pub penetration: f64,
+    /// Quasi-rigid contacts: deflection, spring and core impulses, elastic energy (then
+    /// `normal_impulse = p_ns + p_nr` and `gap = ‖a₂ − a₁‖ − δ_n`, negative while the layer is
+    /// compressed).
+    pub quasi_rigid: Option<crate::contact::QuasiRigidState>,
 }
 
 /// What one step did.
@@ -195,6 +214,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     points: Vec<f64>,
     /// Per halving depth, the state to return to if that (sub-)step fails.
     saved: Vec<Vec<f64>>,
+    /// The applied impulses `h λ_app` of the step (the midpoint integrator's velocity update).
+    applied: Vec<f64>,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -226,8 +247,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 for pi in 0..bodies[i].shape.parts().len() {
                     for pj in 0..bodies[j].shape.parts().len() {
-                        let slot = Self::candidate(&scene, i, pi, j, pj, z.len())?;
-                        let x0 = Self::initial_guess(&scene, &slot)?;
+                        let mut slot = Self::candidate(&scene, i, pi, j, pj, z.len())?;
+                        let mut x0 = Self::initial_guess(&scene, &slot)?;
+                        quasi::attach(&scene, &mut slot, &mut x0, settings.integrator)?;
                         let (lo, hi) = slot.block.bounds();
                         z.extend_from_slice(&x0);
                         lower.extend_from_slice(&lo);
@@ -252,6 +274,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             have_previous: false,
             points: Vec::new(),
             saved: Vec::new(),
+            applied: vec![0.0; nv],
             z,
             lower,
             upper,
@@ -383,18 +406,31 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 };
                 let b1 = &self.scene.bodies[slot.body1];
                 let p2 = S::vector_from_fn(|k| a2[k]);
-                let fa2 = crate::geometry::world_value(slot.block.function_f(), &b1.pose, &p2);
+                let mut fa2 = crate::geometry::world_value(slot.block.function_f(), &b1.pose, &p2);
+                let quasi = self.quasi_state_of(slot);
+                let (core, gap) = match &quasi {
+                    Some(q) => {
+                        if slot.block.quasi_rigid().map(|r| r.side)
+                            == Some(crate::contact::CompliantSide::F)
+                        {
+                            fa2 += x[l.quasi.map_or(0, |ql| ql.deflection_bar)];
+                        }
+                        (q.core_impulse, gap - q.delta[0])
+                    }
+                    None => (0.0, gap),
+                };
                 ContactState {
                     body1: slot.body1,
                     body2: slot.body2,
                     a1,
                     a2,
                     gap,
-                    normal_impulse: x[l.normal],
+                    normal_impulse: x[l.normal] + core,
                     friction_impulse: tangential,
                     torsion_impulse: if l.dim == 3 { fr[2] } else { 0.0 },
                     sigma: x[l.sigma],
                     penetration: (-fa2).max(0.0),
+                    quasi_rigid: quasi,
                 }
             })
             .collect()
@@ -447,6 +483,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if converged {
             let nv = self.layout.len();
             self.scene.advance_by(&self.z[..nv], h);
+            self.finish_quasi_step();
             self.time += h;
             if depth == 0 {
                 std::mem::swap(&mut self.previous_points, &mut self.points);
@@ -503,7 +540,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for (b, body) in self.scene.bodies.iter().enumerate() {
             if let Some(range) = self.layout.range(b) {
                 self.mass.push(body.mass_matrix());
-                let p = body.free_momentum(&gravity, t, h);
+                let mut p = body.free_momentum(&gravity, t, h);
+                let applied = body.applied_impulse(&gravity, t, h);
+                applied.write_to(&mut self.applied[range.clone()]);
+                if self.settings.integrator == Integrator::Midpoint {
+                    p = p + applied.scaled(-0.5);
+                }
                 p.write_to(&mut self.momentum[range]);
             }
         }

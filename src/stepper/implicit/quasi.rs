@@ -1,0 +1,137 @@
+//! The stepper's quasi-rigid parts, kept apart from the assembly: attaching a body's compliant
+//! layer to its contacts, carrying the layers' deflection from step to step, the midpoint
+//! integrator's end-of-step velocity, and the layers' output and elastic energy.
+
+use super::{ImplicitStepper, Slot, StepperError};
+use crate::contact::{CompliantSide, QuasiRigidState};
+use crate::model::{Dynamics, Integrator, Scene, Twist};
+use nalgebra::{DMatrix, DVector};
+
+/// Gives `slot` the compliant layer of its bodies, if one has a layer, and completes the
+/// initial guess `x` (the rigid one on entry) with the layer's variables. A contact between two
+/// layered bodies is refused (the paper's §5.1 treats one compliant side per contact).
+pub(super) fn attach<S: Dynamics>(
+    scene: &Scene<S>,
+    slot: &mut Slot<S>,
+    x: &mut Vec<f64>,
+    integrator: Integrator,
+) -> Result<(), StepperError> {
+    let (b1, b2) = (&scene.bodies[slot.body1], &scene.bodies[slot.body2]);
+    let (layer, side) = match (b1.layer, b2.layer) {
+        (None, None) => return Ok(()),
+        (Some(l), None) => (l, CompliantSide::F),
+        (None, Some(l)) => (l, CompliantSide::G),
+        (Some(_), Some(_)) => {
+            return Err(StepperError::Contact {
+                body1: b1.name.clone(),
+                body2: b2.name.clone(),
+                reason: "both bodies have a compliant layer; a contact has one compliant side \
+                         (paper §5.1): remove one layer"
+                    .into(),
+            });
+        }
+    };
+    let block = slot.block.clone();
+    slot.block = block
+        .with_layer(layer, side, integrator)
+        .map_err(|e| StepperError::Contact {
+            body1: b1.name.clone(),
+            body2: b2.name.clone(),
+            reason: e.to_string(),
+        })?;
+    let l = slot.block.layout();
+    let distance = (0..l.dim)
+        .map(|k| (x[l.a1 + k] - x[l.a2 + k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    x.resize(l.local_count, 0.0);
+    slot.block.initialize(x, distance, &b1.pose, &b2.pose);
+    slot.eval = slot.block.new_eval();
+    Ok(())
+}
+
+impl<S: Dynamics> ImplicitStepper<S> {
+    /// True if some contact has a compliant layer.
+    pub fn has_quasi_rigid_contacts(&self) -> bool {
+        self.slots.iter().any(|s| s.block.quasi_rigid().is_some())
+    }
+
+    /// The elastic energy stored in the compliant layers, `Σ ½ δᵀ K δ` (`δ_n` clipped at 0).
+    pub fn elastic_energy(&self) -> f64 {
+        self.slots
+            .iter()
+            .filter_map(|s| s.block.quasi_state(self.local(s)))
+            .map(|q| q.elastic_energy)
+            .sum()
+    }
+
+    /// The quasi-rigid state of contact `slot` (`None` for a rigid contact).
+    pub(super) fn quasi_state_of(&self, slot: &Slot<S>) -> Option<QuasiRigidState> {
+        slot.block.quasi_state(self.local(slot))
+    }
+
+    fn local<'a>(&'a self, slot: &Slot<S>) -> &'a [f64] {
+        let n = slot.block.layout().local_count;
+        &self.z[slot.offset..slot.offset + n]
+    }
+
+    /// After a converged (sub-)step of length `h` whose bodies are already at their end poses:
+    /// the midpoint integrator's end-of-step velocity, then every layer's deflection becomes
+    /// the next step's `δ^ℓ`.
+    ///
+    /// Midpoint: the solved `ν` is the velocity that moved the bodies, `q^{ℓ+1} = q^ℓ + h ν`,
+    /// and the momentum row weighted the smooth impulses by ½ (see [`crate::contact`]), so the
+    /// end-of-step velocity is `ν + ½ M⁻¹ (h λ_app + Σ W p_ns)`.
+    pub(super) fn finish_quasi_step(&mut self) {
+        if self.settings.integrator == Integrator::Midpoint {
+            let nv = self.layout.len();
+            let mut smooth = self.applied.clone();
+            for slot in &self.slots {
+                let (p1, p2) = (
+                    &self.scene.bodies[slot.body1].pose,
+                    &self.scene.bodies[slot.body2].pose,
+                );
+                let n = slot.block.layout().local_count;
+                let x = &self.z[slot.offset..slot.offset + n];
+                if let Some((w1, w2)) = slot.block.spring_wrench(x, p1, p2) {
+                    for (b, w) in [(slot.body1, w1), (slot.body2, w2)] {
+                        if let Some(r) = self.layout.range(b) {
+                            for (row, v) in r.zip(w) {
+                                smooth[row] += v;
+                            }
+                        }
+                    }
+                }
+            }
+            let mut k = 0;
+            for b in 0..self.scene.bodies.len() {
+                if let Some(r) = self.layout.range(b) {
+                    let m: &DMatrix<f64> = &self.mass[k];
+                    let rhs = DVector::from_iterator(r.len(), smooth[r.clone()].iter().copied());
+                    let dv = m.clone().cholesky().map(|c| c.solve(&rhs));
+                    if let Some(dv) = dv {
+                        let mut v: Vec<f64> = self.z[r.clone()].to_vec();
+                        for (i, vi) in v.iter_mut().enumerate() {
+                            *vi += 0.5 * dv[i];
+                        }
+                        self.scene.bodies[b].twist = Twist::from_slice(&v);
+                    }
+                    k += 1;
+                }
+            }
+            debug_assert_eq!(smooth.len(), nv);
+        }
+        for slot in &mut self.slots {
+            if slot.block.quasi_rigid().is_none() {
+                continue;
+            }
+            let n = slot.block.layout().local_count;
+            let x = &self.z[slot.offset..slot.offset + n];
+            let (p1, p2) = (
+                self.scene.bodies[slot.body1].pose,
+                self.scene.bodies[slot.body2].pose,
+            );
+            slot.block.commit(x, &p1, &p2);
+        }
+    }
+}
