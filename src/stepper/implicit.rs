@@ -216,6 +216,11 @@ pub struct ImplicitStepper<S: Dynamics> {
     saved: Vec<Vec<f64>>,
     /// The applied impulses `h λ_app` of the step (the midpoint integrator's velocity update).
     applied: Vec<f64>,
+    /// The solutions of the two steps before the last (quasi-rigid warm start; the older one
+    /// is valid if `have_older`).
+    previous_z: Vec<f64>,
+    older_z: Vec<f64>,
+    have_older: bool,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -275,6 +280,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             points: Vec::new(),
             saved: Vec::new(),
             applied: vec![0.0; nv],
+            previous_z: Vec::new(),
+            older_z: Vec::new(),
+            have_older: false,
             z,
             lower,
             upper,
@@ -470,6 +478,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if depth == 0 {
             self.store_points();
             self.predict_points();
+            self.predict_layers();
         }
         let solve = self.solve_step(h);
         report.newton_iterations += solve.major_iterations;
@@ -487,6 +496,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.time += h;
             if depth == 0 {
                 std::mem::swap(&mut self.previous_points, &mut self.points);
+                self.have_older = self.have_previous;
+                std::mem::swap(&mut self.older_z, &mut self.previous_z);
+                self.previous_z.clone_from(&saved);
             }
             self.have_previous = depth == 0;
             self.saved[depth] = saved;

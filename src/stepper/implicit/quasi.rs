@@ -75,6 +75,57 @@ impl<S: Dynamics> ImplicitStepper<S> {
         &self.z[slot.offset..slot.offset + n]
     }
 
+    /// Warm start of scenes with compliant layers: the velocities, the closest points, their
+    /// multipliers and the layers' variables (`δ̄_n`, `δ`, `p_ns`) move smoothly between impacts, so they are
+    /// extrapolated from the last three whole steps by the quadratic through them (exact in
+    /// free fall, where the velocity is linear and the points quadratic in time; in the
+    /// spring phase its error is `O((ωh)³)`), or linearly after only two. `l₁, l₂, p_ns` are kept
+    /// within their bounds; the solve corrects the guess at impacts and contact changes.
+    pub(super) fn predict_layers(&mut self) {
+        if !self.have_previous
+            || self.previous_z.len() != self.z.len()
+            || !self.has_quasi_rigid_contacts()
+        {
+            return;
+        }
+        let quadratic = self.have_older && self.older_z.len() == self.z.len();
+        let (z, z1, z2) = (&mut self.z, &self.previous_z, &self.older_z);
+        // `current` is the unpredicted value (the points were already extrapolated linearly by
+        // `predict_points`; their current values are in `self.points`).
+        let predict = |z: &mut [f64], k: usize, current: f64| {
+            z[k] = if quadratic {
+                3.0 * current - 3.0 * z1[k] + z2[k]
+            } else {
+                2.0 * current - z1[k]
+            };
+        };
+        for i in 0..self.layout.len() {
+            let c = z[i];
+            predict(z, i, c);
+        }
+        let mut point = 0;
+        for slot in &self.slots {
+            let l = slot.block.layout();
+            let npoints = 2 * l.dim;
+            if let Some(ql) = l.quasi {
+                for i in 0..npoints {
+                    predict(z, slot.offset + l.a1 + i, self.points[point + i]);
+                }
+                // l₁, l₂, p_ns; then δ̄_n, δ.
+                for i in (l.l1..l.normal + 1).chain(ql.deflection_bar..ql.core) {
+                    let k = slot.offset + i;
+                    let c = z[k];
+                    predict(z, k, c);
+                }
+                for i in l.l1..l.normal + 1 {
+                    let k = slot.offset + i;
+                    z[k] = z[k].max(self.lower[k]);
+                }
+            }
+            point += npoints;
+        }
+    }
+
     /// After a converged (sub-)step of length `h` whose bodies are already at their end poses:
     /// the midpoint integrator's end-of-step velocity, then every layer's deflection becomes
     /// the next step's `δ^ℓ`.
