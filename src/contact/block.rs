@@ -453,6 +453,14 @@ impl<S: Space> ContactBlock<S> {
         let w1 = arr_ang::<S>(&body1.angular_velocity);
         let w2 = arr_ang::<S>(&body2.angular_velocity);
         for k in 0..nf {
+            if mu == 0.0 {
+                // Frictionless: the law's only solution is p_k = 0 (CS reads −Σ p_k²/e_k² ≥ 0),
+                // so FR is written as p_k = 0; the general row p_k σ = 0 is singular there.
+                let row = lay.friction + k;
+                vals[row] = pf[k];
+                jac[at(row, lay.friction + k)] = 1.0;
+                continue;
+            }
             let mut ds = ZERO_ROW;
             let s = if k < nt {
                 let t = &basis[k].0;

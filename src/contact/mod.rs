@@ -35,6 +35,8 @@
 //! CS. With `σ > 0` (sliding) FR gives `p_k = −e_k² μ p_n s_k / σ`, and CS makes the impulse lie on
 //! the friction ellipsoid, so `σ` is the slip speed scaled by `μ p_n`'s ellipsoid (maximum
 //! dissipation); with `σ = 0` FR forces `s_k = 0` (rolling) whenever `p_n > 0`.
+//! Frictionless contacts (`μ = 0`) write FR as `p_k = 0`, the law's only solution, because
+//! `p_k σ = 0` is singular at `p_k = σ = 0`.
 //!
 //! **Wrench** (the impulse columns `W p` of eq. 21's first row): `P = p_n n + p_t t (+ p_o o)`
 //! acts on body 2 at `a₂` and `−P` on body 1 at `a₁`; the moments are `(a₂ − c₂) × P (+ p_r n)` on
