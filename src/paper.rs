@@ -212,11 +212,14 @@ pub fn example_2(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
     ])
 }
 
+/// The first core impact of a run: time, the core impulse summed over its step and the next,
+/// the spring impulse then, `v_y` before it and after the next step.
+type CoreImpact = (f64, f64, f64, f64, f64);
+
 /// What one run of Example 3 measured.
 struct QuasiRun {
-    /// First step with a core impulse: time, the impulse summed over it and the next step,
-    /// the spring impulse then, `v_y` before it and after the next step.
-    core: Option<(f64, f64, f64, f64, f64)>,
+    /// The first core impact, if any.
+    core: Option<CoreImpact>,
     /// Largest core impulse.
     max_core: f64,
     /// Largest |accumulated energy change| over the steps without a core impulse.
@@ -241,8 +244,7 @@ fn example_3_run(cases: &Path, out_dir: &Path, file: &str) -> Result<QuasiRun, P
         s.scene.kinetic_energy() + s.scene.potential_energy() + s.elastic_energy()
     };
     let (mut prev_e, mut acc, mut drift, mut max_core) = (energy(&stepper), 0.0f64, 0.0f64, 0.0f64);
-    let (mut prev_v, mut core, mut pending): (f64, Option<(f64, f64, f64, f64, f64)>, usize) =
-        (0.0, None, 0);
+    let (mut prev_v, mut core, mut pending): (f64, Option<CoreImpact>, usize) = (0.0, None, 0);
     let summary = run::run(&mut stepper, steps, out_dir, |_, s| {
         let e = energy(s);
         let v = s.scene.bodies[0].twist.linear[1];

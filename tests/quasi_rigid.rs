@@ -244,7 +244,7 @@ fn incline(mu: f64, theta: f64) -> ImplicitStepper<Planar> {
     let (kn, kt, m) = (1000.0, 500.0, 1.0);
     let layer = CompliantLayer::diagonal(
         &[kn, kt],
-        &[2.0 * (kn * m as f64).sqrt(), 2.0 * (kt * m as f64).sqrt()],
+        &[2.0 * (kn * m).sqrt(), 2.0 * (kt * m).sqrt()],
         0.05,
     );
     let shape = |name: &str, f: Placed<Planar>| {

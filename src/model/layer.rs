@@ -128,7 +128,7 @@ impl CompliantLayer {
             // eigenvalues must be ≥ 0.
             let eig = nalgebra::DMatrix::from_fn(d, d, |i, j| m[(i, j)]).symmetric_eigenvalues();
             let min = eig.iter().copied().fold(f64::INFINITY, f64::min);
-            if definite && !(min > 0.0) {
+            if definite && (min.is_nan() || min <= 0.0) {
                 return Err(ModelError::body(
                     body,
                     field,
