@@ -168,8 +168,8 @@
 //! Exact for `δ` linear in the positions (a flat layer, Example 3); the tangential spring
 //! keeps the Euler law (its release is algebraic, `p_t = 0 ⇒ δ_t = 0`, which the trapezoidal
 //! rule does not reproduce), and the midpoint integrator refuses normal–tangential coupling
-//! in `K`, `C`. Measured on Example 3 over 1.5 s apart from the core impact steps: 6e-11 J
-//! (δ_max = 0.05) and 3e-9 J (δ_max = 1). Limitation: a body resting on a *rigid* contact
+//! in `K`, `C`. Measured on Example 3 over 1.5 s apart from the core impact steps: 5e-12 J
+//! (δ_max = 0.05) and 8e-10 J (δ_max = 1). Limitation: a body resting on a *rigid* contact
 //! reports `v⁺ = −½ h M⁻¹ λ_app` (the contact impulse counts as impulsive); the second-order
 //! integrator of issue 8 can grow from this key by classifying persistent contact impulses as
 //! smooth.
