@@ -54,6 +54,10 @@ pub struct QuasiRigid {
     /// the normal it was taken at, so a new tangent reference re-expresses it exactly.
     tangential_world: Vec3,
     normal_previous: Vec3,
+    /// The contact's solutions of its last three whole steps, newest first (warm start), and
+    /// how many are valid.
+    history: [Vec<f64>; 3],
+    history_len: usize,
 }
 
 /// `V(δ) = ½ k max(δ, 0)²` between `a = δ^ℓ` and `b = δ^{ℓ+1}`: the discrete gradient
@@ -315,6 +319,8 @@ impl<S: Space> ContactBlock<S> {
             previous: [0.0; 3],
             tangential_world: [0.0; 3],
             normal_previous: [0.0; 3],
+            history: Default::default(),
+            history_len: 0,
         });
         Ok(self)
     }
@@ -364,6 +370,7 @@ impl<S: Space> ContactBlock<S> {
         q.previous = [0.0; 3];
         q.normal_previous = n;
         q.tangential_world = [0.0; 3];
+        q.history_len = 0;
         for i in ql.deflection_bar..ql.core + 1 {
             x[i] = 0.0;
         }
@@ -397,7 +404,9 @@ impl<S: Space> ContactBlock<S> {
     /// After a converged step: the solved deflection becomes `δ^ℓ` of the next step (3D: its
     /// tangential part kept as a world vector), and `G`'s active function is re-chosen. `pose1`
     /// and `pose2` are the bodies' poses at the end of the step. Rigid contacts: nothing.
-    pub fn commit(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>) {
+    /// `whole_step` says the step was not a retried half: only whole steps extend the
+    /// warm-start history ([`predict`](Self::predict)); a half step restarts it.
+    pub fn commit(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>, whole_step: bool) {
         let Some(ql) = self.layout.quasi else { return };
         let d = S::DIM;
         let n = self.normal_at(x, pose1);
@@ -408,11 +417,44 @@ impl<S: Space> ContactBlock<S> {
             q.previous[k] = x[ql.delta + k];
         }
         q.normal_previous = n;
+        q.history.rotate_right(1);
+        q.history[0].clear();
+        q.history[0].extend_from_slice(x);
+        q.history_len = if whole_step {
+            (q.history_len + 1).min(3)
+        } else {
+            0
+        };
         if d == 3 {
             let basis = tangent_basis(3, &n, &e);
             q.tangential_world = std::array::from_fn(|i| {
                 q.previous[1] * basis[0].0[i] + q.previous[2] * basis[1].0[i]
             });
+        }
+    }
+
+    /// Warm start of a quasi-rigid contact's local variables `x` (bounds `lower`): the closest
+    /// points, `l₁`, `l₂`, `p_ns`, `δ̄_n` and `δ` extrapolated by the quadratic through the
+    /// contact's last three whole steps (linearly after two; nothing after fewer), the
+    /// multipliers and `p_ns` kept within their bounds. Rigid contacts: nothing.
+    pub fn predict(&self, x: &mut [f64], lower: &[f64]) {
+        let (Some(q), Some(ql)) = (&self.quasi, self.layout.quasi) else {
+            return;
+        };
+        if q.history_len < 2 {
+            return;
+        }
+        let l = self.layout;
+        let [h0, h1, h2] = &q.history;
+        for i in (l.a1..l.normal + 1).chain(ql.deflection_bar..ql.core) {
+            x[i] = if q.history_len == 3 {
+                3.0 * h0[i] - 3.0 * h1[i] + h2[i]
+            } else {
+                2.0 * h0[i] - h1[i]
+            };
+        }
+        for i in l.l1..l.normal + 1 {
+            x[i] = x[i].max(lower[i]);
         }
     }
 

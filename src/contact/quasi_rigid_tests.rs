@@ -42,7 +42,8 @@ fn randomize<S: Dynamics>(case: &mut Case<S>, z: &mut [f64], rng: &mut Rng, sign
     }
     let pose1 = case.start1;
     let pose2 = case.start2;
-    case.block.commit(&prev[..l.local_count], &pose1, &pose2);
+    case.block
+        .commit(&prev[..l.local_count], &pose1, &pose2, true);
     z[ql.deflection_bar] = rng.uniform(-0.2, 0.2);
     z[ql.delta] = normal(rng);
     for k in 1..l.dim {

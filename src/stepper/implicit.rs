@@ -216,8 +216,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     saved: Vec<Vec<f64>>,
     /// The applied impulses `h λ_app` of the step (the midpoint integrator's velocity update).
     applied: Vec<f64>,
-    /// The solutions of the two steps before the last (quasi-rigid warm start; the older one
-    /// is valid if `have_older`).
+    /// The velocities `ν` of the two steps before the last (quasi-rigid warm start; the older
+    /// one is valid if `have_older`).
     previous_z: Vec<f64>,
     older_z: Vec<f64>,
     have_older: bool,
@@ -492,13 +492,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if converged {
             let nv = self.layout.len();
             self.scene.advance_by(&self.z[..nv], h);
-            self.finish_quasi_step();
+            self.finish_quasi_step(depth == 0);
             self.time += h;
             if depth == 0 {
                 std::mem::swap(&mut self.previous_points, &mut self.points);
                 self.have_older = self.have_previous;
                 std::mem::swap(&mut self.older_z, &mut self.previous_z);
-                self.previous_z.clone_from(&saved);
+                self.previous_z.clear();
+                self.previous_z.extend_from_slice(&saved[..nv]);
             }
             self.have_previous = depth == 0;
             self.saved[depth] = saved;

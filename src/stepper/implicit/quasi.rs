@@ -75,65 +75,47 @@ impl<S: Dynamics> ImplicitStepper<S> {
         &self.z[slot.offset..slot.offset + n]
     }
 
-    /// Warm start of scenes with compliant layers: the velocities, the closest points, their
-    /// multipliers and the layers' variables (`δ̄_n`, `δ`, `p_ns`) move smoothly between impacts, so they are
-    /// extrapolated from the last three whole steps by the quadratic through them (exact in
-    /// free fall, where the velocity is linear and the points quadratic in time; in the
-    /// spring phase its error is `O((ωh)³)`), or linearly after only two. `l₁, l₂, p_ns` are kept
-    /// within their bounds; the solve corrects the guess at impacts and contact changes.
+    /// Warm start of scenes with compliant layers: the velocities and, per quasi-rigid
+    /// contact, its closest points, multipliers and layer variables move smoothly between
+    /// impacts, so they are extrapolated by the quadratic through their last three whole steps
+    /// (linearly after two): exact in free fall, where the velocity is linear and the points
+    /// quadratic in time; `O((ωh)³)` in the spring phase. Each contact keeps its own history
+    /// ([`ContactBlock::predict`](crate::contact::ContactBlock::predict)), so the prediction
+    /// does not depend on where the contact sits in `z`; the velocities' history is the
+    /// stepper's. The solve corrects the guess at impacts and contact changes.
     pub(super) fn predict_layers(&mut self) {
-        if !self.have_previous
-            || self.previous_z.len() != self.z.len()
-            || !self.has_quasi_rigid_contacts()
-        {
+        if !self.has_quasi_rigid_contacts() {
             return;
         }
-        let quadratic = self.have_older && self.older_z.len() == self.z.len();
-        let (z, z1, z2) = (&mut self.z, &self.previous_z, &self.older_z);
-        // `current` is the unpredicted value (the points were already extrapolated linearly by
-        // `predict_points`; their current values are in `self.points`).
-        let predict = |z: &mut [f64], k: usize, current: f64| {
-            z[k] = if quadratic {
-                3.0 * current - 3.0 * z1[k] + z2[k]
-            } else {
-                2.0 * current - z1[k]
-            };
-        };
-        for i in 0..self.layout.len() {
-            let c = z[i];
-            predict(z, i, c);
-        }
-        let mut point = 0;
-        for slot in &self.slots {
-            let l = slot.block.layout();
-            let npoints = 2 * l.dim;
-            if let Some(ql) = l.quasi {
-                for i in 0..npoints {
-                    predict(z, slot.offset + l.a1 + i, self.points[point + i]);
-                }
-                // l₁, l₂, p_ns; then δ̄_n, δ.
-                for i in (l.l1..l.normal + 1).chain(ql.deflection_bar..ql.core) {
-                    let k = slot.offset + i;
-                    let c = z[k];
-                    predict(z, k, c);
-                }
-                for i in l.l1..l.normal + 1 {
-                    let k = slot.offset + i;
-                    z[k] = z[k].max(self.lower[k]);
-                }
+        let nv = self.layout.len();
+        if self.have_previous && self.previous_z.len() == nv {
+            let quadratic = self.have_older && self.older_z.len() == nv;
+            for i in 0..nv {
+                let (z, z1) = (self.z[i], self.previous_z[i]);
+                self.z[i] = if quadratic {
+                    3.0 * z - 3.0 * z1 + self.older_z[i]
+                } else {
+                    2.0 * z - z1
+                };
             }
-            point += npoints;
+        }
+        for slot in &self.slots {
+            let n = slot.block.layout().local_count;
+            let range = slot.offset..slot.offset + n;
+            slot.block
+                .predict(&mut self.z[range.clone()], &self.lower[range]);
         }
     }
 
-    /// After a converged (sub-)step of length `h` whose bodies are already at their end poses:
-    /// the midpoint integrator's end-of-step velocity, then every layer's deflection becomes
-    /// the next step's `δ^ℓ`.
+    /// After a converged (sub-)step whose bodies are already at their end poses: the midpoint
+    /// integrator's end-of-step velocity, then every layer's deflection becomes the next step's
+    /// `δ^ℓ` (`whole_step`: a full step, not a retried half, so the contact's warm-start history
+    /// continues).
     ///
     /// Midpoint: the solved `ν` is the velocity that moved the bodies, `q^{ℓ+1} = q^ℓ + h ν`,
     /// and the momentum row weighted the smooth impulses by ½ (see [`crate::contact`]), so the
     /// end-of-step velocity is `ν + ½ M⁻¹ (h λ_app + Σ W p_ns)`.
-    pub(super) fn finish_quasi_step(&mut self) {
+    pub(super) fn finish_quasi_step(&mut self, whole_step: bool) {
         if self.settings.integrator == Integrator::Midpoint {
             let nv = self.layout.len();
             let mut smooth = self.applied.clone();
@@ -182,7 +164,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 self.scene.bodies[slot.body1].pose,
                 self.scene.bodies[slot.body2].pose,
             );
-            slot.block.commit(x, &p1, &p2);
+            slot.block.commit(x, &p1, &p2, whole_step);
         }
     }
 }
