@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 /// Geometrically implicit time-stepping for rigid bodies in intermittent contact.
 ///
-/// With no command: the main job, the rigid paper cases (Examples 1 and 2) from `paper_cases/`,
+/// With no command: the main job, the paper cases (Examples 1, 2 and 3) from `paper_cases/`,
 /// their runs written under `runs/`, their figures under `plots/`, and a table of the paper's
 /// claims against what is measured.
 #[derive(Parser)]
@@ -148,12 +148,16 @@ fn main() -> ExitCode {
 
 fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(), String> {
     let claims = match case {
-        "all" => paper::rigid_cases(cases, out),
+        "all" => paper::rigid_cases(cases, out).and_then(|mut c| {
+            c.extend(paper::example_3(cases, out)?);
+            Ok(c)
+        }),
+        "quasi_rigid_disc" => paper::example_3(cases, out),
         "disc_on_plane" => paper::example_1(cases, out),
         "sphere_on_two_spheres" => paper::example_2(cases, out),
         other => {
             return Err(format!(
-                "unknown paper case `{other}` (known: all, disc_on_plane, sphere_on_two_spheres)"
+                "unknown paper case `{other}` (known: all, disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc)"
             ));
         }
     }
@@ -216,6 +220,7 @@ fn run_scenario(
     }
     let settings = StepperSettings {
         solver: scenario.solver.clone(),
+        integrator: scenario.integrator,
         ..StepperSettings::default()
     };
     let lcp = scenario.lcp.clone();

@@ -8,7 +8,7 @@ use crate::geometry::{Planar, Spatial};
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
     BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, Energy, MovingBody, OutputError,
-    RunDir, StepStats, Summary, SummaryBuilder, TrajectoryRow,
+    QuasiRigidImpulses, RunDir, StepStats, Summary, SummaryBuilder, TrajectoryRow,
 };
 use crate::stepper::{ContactState, TimeStepper};
 use std::collections::BTreeMap;
@@ -101,11 +101,11 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
         })
         .collect();
     let mut trajectory = dir.trajectory_writer(&bodies)?;
-    let mut contacts = dir.contacts_writer(S::kind(), false)?;
+    let mut contacts = dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?;
     let mut solver_log = dir.solver_writer()?;
     let energy = |s: &T| Energy {
         kinetic: s.scene().kinetic_energy(),
-        potential: s.scene().potential_energy(),
+        potential: s.scene().potential_energy() + s.elastic_energy(),
     };
     let mut states: Vec<BodyState> = Vec::with_capacity(moving.len());
     let mut write_rows =
@@ -143,7 +143,11 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
                         mode,
                         a1: &c.a1,
                         a2: &c.a2,
-                        quasi_rigid: None,
+                        quasi_rigid: c.quasi_rigid.map(|q| QuasiRigidImpulses {
+                            deflection: q.deflection,
+                            spring_impulse: q.spring_impulse,
+                            core_impulse: q.core_impulse,
+                        }),
                     })?;
                 }
             }

@@ -159,7 +159,9 @@ fn broad_phase_on_and_off_agree() {
 /// A disc at rest pushed by a force so large that it crosses the gap to its neighbour within
 /// one step: the broad phase, which sizes its reach from the start-of-step speed, leaves the
 /// pair out; the end-of-step check finds the overlap, the step is redone with the pair, and
-/// nothing penetrates.
+/// nothing penetrates. The step is so large (the disc would move twice its diameter) that the
+/// end-of-step conditions also admit the disc on the far side of the target; that solution is
+/// refused (the contact normal turned round) and the step halved.
 #[test]
 fn a_pair_the_broad_phase_missed_is_caught_and_the_step_redone() {
     let disc = |name: &str, x: f64| {
@@ -195,6 +197,17 @@ fn a_pair_the_broad_phase_missed_is_caught_and_the_step_redone() {
         assert!(report.converged, "{}", report.solve);
         redos += report.redos;
         assert!(clearance_planar(&stepper) >= -1e-9, "t = {}", stepper.time);
+        // Order kept: a solution that carries the disc through the target within the step
+        // also meets the end-of-step conditions, and must have been refused.
+        let (x0, x1) = (
+            stepper.scene.bodies[0].pose.position[0],
+            stepper.scene.bodies[1].pose.position[0],
+        );
+        assert!(
+            x0 < x1,
+            "the pushed disc passed through the target at t = {}",
+            stepper.time
+        );
     }
     assert!(redos >= 1, "the first step had to be redone");
     let target = stepper.scene.body_index("target").unwrap();

@@ -2,6 +2,7 @@
 //! docs of [`crate::contact`] for the equations and the derivation).
 
 use super::body_step::BodyStep;
+use super::quasi_rigid::QuasiRigid;
 use crate::geometry::{ConvexPart, Placed, Space, WorldEval, world_eval_with_pose_derivatives};
 use crate::model::{Friction, ModelError};
 use nalgebra::DMatrix;
@@ -15,6 +16,9 @@ pub enum ContactError {
     /// The tangent reference direction is zero or not finite.
     #[error("tangent reference direction {0} is zero or not finite")]
     InvalidTangentReference(String),
+    /// A compliant layer does not fit the contact or the integrator.
+    #[error("compliant layer: {0}")]
+    InvalidLayer(String),
 }
 
 /// Index layout of one contact block. Rows and columns share it: the block's matrix is square,
@@ -62,6 +66,21 @@ pub struct ContactLayout {
     pub nu2: usize,
     /// `local_count + 2 DOF`.
     pub total: usize,
+    /// The quasi-rigid variables appended after `σ` (`None` for a rigid contact).
+    pub quasi: Option<QuasiLayout>,
+}
+
+/// Offsets of a quasi-rigid contact's own variables (and rows), after the rigid ones; see
+/// [`crate::contact::quasi_rigid`]. The rigid slot [`ContactLayout::normal`] then holds the
+/// spring impulse `p_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuasiLayout {
+    /// Offset of `δ̄_n`, the algebraic distance (row: the deflection relation, eq. 35).
+    pub deflection_bar: usize,
+    /// Offset of `δ = (δ_n, δ_t[, δ_o])` (`D` entries; rows: the spring–damper law).
+    pub delta: usize,
+    /// Offset of `p_nr`, the core impulse (row: `δ_max − δ_n ≥ 0`).
+    pub core: usize,
 }
 
 impl ContactLayout {
@@ -94,7 +113,35 @@ impl ContactLayout {
             nu1: local_count,
             nu2: local_count + S::DOF,
             total: local_count + 2 * S::DOF,
+            quasi: None,
         }
+    }
+
+    /// The layout of a quasi-rigid contact: the rigid layout, then `δ̄_n, δ (D), p_nr`.
+    pub fn quasi_rigid<S: Space>(m: usize) -> Self {
+        let mut l = Self::new::<S>(m);
+        let base = l.local_count;
+        l.quasi = Some(QuasiLayout {
+            deflection_bar: base,
+            delta: base + 1,
+            core: base + 1 + l.dim,
+        });
+        l.local_count = base + l.dim + 2;
+        l.nu1 = l.local_count;
+        l.nu2 = l.local_count + l.dof;
+        l.total = l.local_count + 2 * l.dof;
+        l
+    }
+
+    /// The rigid part of this layout (itself for a rigid contact).
+    pub fn rigid(&self) -> Self {
+        let mut l = *self;
+        l.quasi = None;
+        l.local_count = self.sigma + 1;
+        l.nu1 = l.local_count;
+        l.nu2 = l.local_count + l.dof;
+        l.total = l.local_count + 2 * l.dof;
+        l
     }
 }
 
@@ -107,6 +154,8 @@ pub struct ContactEval {
     /// `∂values/∂(local variables, ν₁, ν₂)`, `total × total`.
     pub jacobian: DMatrix<f64>,
     layout: ContactLayout,
+    /// Quasi-rigid contacts: the rigid part's evaluation and its local variables (scratch).
+    pub(super) inner: Option<Box<(ContactEval, Vec<f64>)>>,
 }
 
 impl ContactEval {
@@ -116,6 +165,10 @@ impl ContactEval {
             values: vec![0.0; layout.total],
             jacobian: DMatrix::zeros(layout.total, layout.total),
             layout,
+            inner: layout.quasi.map(|_| {
+                let rigid = layout.rigid();
+                Box::new((ContactEval::new(rigid), vec![0.0; rigid.local_count]))
+            }),
         }
     }
     /// The block's residual rows (R1, R2, C1, C2, C3, FR, CS).
@@ -140,7 +193,9 @@ pub struct ContactBlock<S: Space> {
     g: ConvexPart<S>,
     friction: Friction,
     tangent_reference: S::Vector,
-    layout: ContactLayout,
+    pub(super) layout: ContactLayout,
+    /// The compliant layer and its state, for a quasi-rigid contact.
+    pub(super) quasi: Option<QuasiRigid>,
 }
 
 /// A unit reference direction for the 3D tangent basis, well away from `n`: the coordinate
@@ -168,6 +223,7 @@ impl<S: Space> ContactBlock<S> {
             friction,
             tangent_reference: S::unit_vector(0),
             layout,
+            quasi: None,
         })
     }
 
@@ -179,6 +235,9 @@ impl<S: Space> ContactBlock<S> {
             return Err(ContactError::InvalidTangentReference(format!("{e:?}")));
         }
         self.tangent_reference = e * (1.0 / len);
+        if let Some(q) = &mut self.quasi {
+            q.reexpress_tangential(&arr::<S>(&self.tangent_reference));
+        }
         Ok(())
     }
 
@@ -215,6 +274,10 @@ impl<S: Space> ContactBlock<S> {
             lower[i] = 0.0;
         }
         lower[l.sigma] = 0.0;
+        if let (Some(q), Some(ql)) = (&self.quasi, l.quasi) {
+            lower[ql.core] = 0.0;
+            lower[l.normal] = q.spring_impulse_lower_bound();
+        }
         (lower, vec![f64::INFINITY; l.local_count])
     }
 
@@ -242,7 +305,25 @@ impl<S: Space> ContactBlock<S> {
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
-        let lay = self.layout;
+        match &self.quasi {
+            Some(q) => q.evaluate(self, x, body1, body2, out),
+            None => self.evaluate_rigid(x, x[self.layout.normal], body1, body2, out),
+        }
+    }
+
+    /// The rigid rows (layout [`ContactLayout::rigid`]), with `pn_wrench` as the normal
+    /// impulse of the wrench (the rows FR and CS use `x[normal]`; the wrench rows' `p_n` column
+    /// is the derivative with respect to `pn_wrench`). A rigid contact has `pn_wrench =
+    /// x[normal]`; a quasi-rigid one weights its spring impulse (see [`crate::contact`]).
+    pub(super) fn evaluate_rigid(
+        &self,
+        x: &[f64],
+        pn_wrench: f64,
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
+        let lay = self.layout.rigid();
         assert_eq!(
             x.len(),
             lay.local_count,
@@ -372,6 +453,14 @@ impl<S: Space> ContactBlock<S> {
         let w1 = arr_ang::<S>(&body1.angular_velocity);
         let w2 = arr_ang::<S>(&body2.angular_velocity);
         for k in 0..nf {
+            if mu == 0.0 {
+                // Frictionless: the law's only solution is p_k = 0 (CS reads −Σ p_k²/e_k² ≥ 0),
+                // so FR is written as p_k = 0; the general row p_k σ = 0 is singular there.
+                let row = lay.friction + k;
+                vals[row] = pf[k];
+                jac[at(row, lay.friction + k)] = 1.0;
+                continue;
+            }
             let mut ds = ZERO_ROW;
             let s = if k < nt {
                 let t = &basis[k].0;
@@ -425,11 +514,11 @@ impl<S: Space> ContactBlock<S> {
 
         // Impulse P = p_n n + Σ p_k t_k (tangential k only); δP on body 1's block, plus the
         // columns p_n (n) and p_k (t_k).
-        let mut p: Vec3 = std::array::from_fn(|i| n[i] * pn);
+        let mut p: Vec3 = std::array::from_fn(|i| n[i] * pn_wrench);
         let mut dp = [ZERO_ROW; 3];
         for i in 0..d {
             for c in c1..c1 + bw {
-                dp[i][c] = dn[i][c] * pn;
+                dp[i][c] = dn[i][c] * pn_wrench;
             }
         }
         for k in 0..nt {
@@ -504,29 +593,29 @@ impl<S: Space> ContactBlock<S> {
 }
 
 /// Largest compact width: `[a₁, ν₁, a₂, ν₂]` in 3D, `2 (3 + 6)`.
-const MAX_WIDTH: usize = 18;
+pub(super) const MAX_WIDTH: usize = 18;
 
 /// A row over the compact columns.
-type Row = [f64; MAX_WIDTH];
+pub(super) type Row = [f64; MAX_WIDTH];
 
 /// A zero row.
-const ZERO_ROW: Row = [0.0; MAX_WIDTH];
+pub(super) const ZERO_ROW: Row = [0.0; MAX_WIDTH];
 
 /// A vector of `ℝᴰ` or `ℝᴬ`, padded with zeros to 3 entries.
-type Vec3 = [f64; 3];
+pub(super) type Vec3 = [f64; 3];
 
 /// A `D × D` matrix, padded to `3 × 3` (row-major).
-type Mat3 = [Vec3; 3];
+pub(super) type Mat3 = [Vec3; 3];
 
 /// Rows (up to 3, the first `D` or `A` used) over the compact columns.
-type Rows = [Row; 3];
+pub(super) type Rows = [Row; 3];
 
 /// The compact column set of a block: body 1's `[a₁ (D), ν₁ (DOF)]` then body 2's
 /// `[a₂ (D), ν₂ (DOF)]`, and where each lands in the block's columns (a fixed body's `ν` is not
 /// written: zeros).
-struct Compact {
+pub(super) struct Compact {
     /// `D + DOF`.
-    body_width: usize,
+    pub(super) body_width: usize,
     /// `2 (D + DOF)`.
     width: usize,
     /// Per body: block column of its `a`, of its `ν`, and whether `ν` is written.
@@ -534,7 +623,7 @@ struct Compact {
 }
 
 impl Compact {
-    fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
+    pub(super) fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
         let bw = S::DIM + S::DOF;
         Self {
             body_width: bw,
@@ -545,7 +634,14 @@ impl Compact {
 
     /// Writes `scale · row` into row `row` of the (zeroed, column-major, `nrows` rows) block.
     #[inline]
-    fn scatter<S: Space>(&self, jac: &mut [f64], nrows: usize, row: usize, src: &Row, scale: f64) {
+    pub(super) fn scatter<S: Space>(
+        &self,
+        jac: &mut [f64],
+        nrows: usize,
+        row: usize,
+        src: &Row,
+        scale: f64,
+    ) {
         let (d, bw) = (S::DIM, S::DIM + S::DOF);
         for (b, &(a, nu, live)) in self.bodies.iter().enumerate() {
             let base = b * bw;
@@ -563,21 +659,21 @@ impl Compact {
 
 /// The semi-axes of the rows FR in order: `[e_t]` in 2D, `[e_t, e_o, e_r]` in 3D (only the
 /// first `friction_count` are used).
-fn friction_axes(friction: &Friction) -> Vec3 {
+pub(super) fn friction_axes(friction: &Friction) -> Vec3 {
     [friction.e_t, friction.e_o, friction.e_r]
 }
 
-fn arr<S: Space>(v: &S::Vector) -> Vec3 {
+pub(super) fn arr<S: Space>(v: &S::Vector) -> Vec3 {
     std::array::from_fn(|i| if i < S::DIM { v[i] } else { 0.0 })
 }
 
-fn arr_ang<S: Space>(v: &S::Angular) -> Vec3 {
+pub(super) fn arr_ang<S: Space>(v: &S::Angular) -> Vec3 {
     std::array::from_fn(|i| if i < S::ANGULAR_DIM { v[i] } else { 0.0 })
 }
 
 /// `M · rows` over the compact columns `range` (`D × D` times `D` rows).
 #[inline]
-fn mat_rows<S: Space>(mat: &Mat3, rows: &Rows, range: std::ops::Range<usize>) -> Rows {
+pub(super) fn mat_rows<S: Space>(mat: &Mat3, rows: &Rows, range: std::ops::Range<usize>) -> Rows {
     let d = S::DIM;
     let mut out = [ZERO_ROW; 3];
     for i in 0..d {
@@ -595,7 +691,12 @@ fn mat_rows<S: Space>(mat: &Mat3, rows: &Rows, range: std::ops::Range<usize>) ->
 /// `δ∇φ` (`D` rows) of a world-frame gradient of the body whose `ν` starts at compact column
 /// `nu`, at the point whose compact columns start at `point`: `∇²φ` on the point,
 /// `∂∇φ/∂c · h` on `v`, `∂∇φ/∂θ · D_ω` on `ω`.
-fn gradient_rows<S: Space>(e: &WorldEval<S>, step: &BodyStep<S>, point: usize, nu: usize) -> Rows {
+pub(super) fn gradient_rows<S: Space>(
+    e: &WorldEval<S>,
+    step: &BodyStep<S>,
+    point: usize,
+    nu: usize,
+) -> Rows {
     let (d, na) = (S::DIM, S::ANGULAR_DIM);
     let mut out = [ZERO_ROW; 3];
     for i in 0..d {
@@ -616,7 +717,7 @@ fn gradient_rows<S: Space>(e: &WorldEval<S>, step: &BodyStep<S>, point: usize, n
 
 /// `scale · δφ` for a value `φ` at the point whose compact columns start at `point`, of the
 /// body whose `ν` starts at compact column `nu`.
-fn value_row<S: Space>(
+pub(super) fn value_row<S: Space>(
     e: &WorldEval<S>,
     step: &BodyStep<S>,
     point: usize,
@@ -691,7 +792,7 @@ fn mat_mul(d: usize, a: &Mat3, b: &Mat3) -> Mat3 {
 
 /// The tangent directions and their derivatives `∂t/∂n` (`D × D`), `D − 1` of them used:
 /// 2D `t = (−n_y, n_x)`; 3D `t = normalize(e − (e·n) n)`, `o = n × t`.
-fn tangent_basis(d: usize, n: &Vec3, e: &Vec3) -> [(Vec3, Mat3); 2] {
+pub(super) fn tangent_basis(d: usize, n: &Vec3, e: &Vec3) -> [(Vec3, Mat3); 2] {
     if d == 2 {
         let t = [-n[1], n[0], 0.0];
         let tm = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0; 3]];

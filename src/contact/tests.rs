@@ -10,7 +10,7 @@ use crate::model::{Dynamics, Friction};
 use nalgebra::{DMatrix, UnitQuaternion, Vector2, Vector3};
 
 /// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
     fn next(&mut self) -> f64 {
@@ -20,13 +20,13 @@ impl Rng {
         let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
         (x >> 11) as f64 / (1u64 << 53) as f64
     }
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(super) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.next()
     }
 }
 
 /// Anisotropic friction, so every ellipsoid axis enters with its own weight.
-fn friction() -> Friction {
+pub(super) fn friction() -> Friction {
     Friction {
         mu: 0.4,
         e_t: 1.0,
@@ -36,13 +36,13 @@ fn friction() -> Friction {
 }
 
 /// One configuration: the block, the two start poses, which body is fixed, the time step.
-struct Case<S: Dynamics> {
-    block: ContactBlock<S>,
-    start1: Pose<S>,
-    start2: Pose<S>,
-    fixed1: bool,
-    fixed2: bool,
-    h: f64,
+pub(super) struct Case<S: Dynamics> {
+    pub(super) block: ContactBlock<S>,
+    pub(super) start1: Pose<S>,
+    pub(super) start2: Pose<S>,
+    pub(super) fixed1: bool,
+    pub(super) fixed2: bool,
+    pub(super) h: f64,
 }
 
 impl<S: Dynamics> Case<S> {
@@ -84,7 +84,7 @@ impl<S: Dynamics> Case<S> {
 
     /// A random state: points within `spread` of the given world points, multipliers and
     /// impulses of both signs where free, velocities up to 2.
-    fn random_state(
+    pub(super) fn random_state(
         &self,
         rng: &mut Rng,
         near1: S::Vector,
@@ -117,7 +117,7 @@ impl<S: Dynamics> Case<S> {
     /// Tolerance `1e-6 (1 + |J|)`: with step `ε = 1e-6` the truncation error is
     /// `ε²/6 · |third derivative|` (≲ 1e-10 for these smooth, unit-sized shapes) and rounding
     /// `≈ 1e-16 |value| / ε ≈ 1e-10`; a wrong sign, factor or missing term is `O(1)`.
-    fn check(&self, z: &[f64], label: &str) {
+    pub(super) fn check(&self, z: &[f64], label: &str) {
         let out = self.eval(z);
         assert!(
             out.values.iter().all(|v| v.is_finite()),
@@ -137,13 +137,13 @@ impl<S: Dynamics> Case<S> {
     }
 }
 
-const CONFIGS: [(bool, bool); 3] = [(false, true), (true, false), (false, false)];
+pub(super) const CONFIGS: [(bool, bool); 3] = [(false, true), (true, false), (false, false)];
 
-fn planar_pose(x: f64, y: f64, th: f64) -> Pose<Planar> {
+pub(super) fn planar_pose(x: f64, y: f64, th: f64) -> Pose<Planar> {
     Pose::<Planar>::planar(x, y, th, "test").unwrap()
 }
 
-fn spatial_pose(c: Vector3<f64>, axis_angle: Vector3<f64>) -> Pose<Spatial> {
+pub(super) fn spatial_pose(c: Vector3<f64>, axis_angle: Vector3<f64>) -> Pose<Spatial> {
     Pose {
         position: c,
         rotation: UnitQuaternion::from_scaled_axis(axis_angle),

@@ -5,6 +5,7 @@ use super::dynamics::Dynamics;
 use super::error::{ModelError, positive_reason};
 use super::friction::Friction;
 use super::kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
+use super::layer::CompliantLayer;
 use crate::geometry::{BodyShape, Pose};
 use nalgebra::DMatrix;
 use std::fmt;
@@ -157,6 +158,8 @@ pub struct RigidBody<S: Dynamics> {
     /// This body's default friction, used for its contacts unless the scene gives the pair
     /// (see [`crate::model::Scene::friction_between`]).
     pub friction: Option<Friction>,
+    /// The compliant layer of a quasi-rigid body (paper §5); `None` for a rigid body.
+    pub layer: Option<CompliantLayer>,
 }
 
 impl<S: Dynamics> fmt::Debug for RigidBody<S> {
@@ -172,6 +175,7 @@ impl<S: Dynamics> fmt::Debug for RigidBody<S> {
             .field("external_wrench", &self.external_wrench)
             .field("controller", &self.controller.as_ref().map(|_| "<fn>"))
             .field("friction", &self.friction)
+            .field("layer", &self.layer)
             .finish()
     }
 }
@@ -196,6 +200,7 @@ impl<S: Dynamics> RigidBody<S> {
             external_wrench: Wrench::zero(),
             controller: None,
             friction: None,
+            layer: None,
         };
         body.validate()?;
         Ok(body)
@@ -214,6 +219,7 @@ impl<S: Dynamics> RigidBody<S> {
             external_wrench: Wrench::zero(),
             controller: None,
             friction: None,
+            layer: None,
         };
         body.validate()?;
         Ok(body)
@@ -246,6 +252,25 @@ impl<S: Dynamics> RigidBody<S> {
         Ok(self)
     }
 
+    /// The same body with a compliant layer (a quasi-rigid body), checked against the scene
+    /// dimension; errors name `layer.<field>`.
+    pub fn with_layer(mut self, layer: CompliantLayer) -> Result<Self, ModelError> {
+        if layer.dim != S::DIM {
+            return Err(ModelError::body(
+                &self.name,
+                "layer",
+                format!(
+                    "has {} deflection directions but the body is {}D",
+                    layer.dim,
+                    S::DIM
+                ),
+            ));
+        }
+        layer.validate(&self.name)?;
+        self.layer = Some(layer);
+        Ok(self)
+    }
+
     /// Checks every field; the error names the body and the field (`mass`, `inertia`,
     /// `pose.position`, `pose.quaternion`, `twist.linear`, `twist.angular`,
     /// `external_wrench.force`, …, or the shape's part and parameter).
@@ -272,6 +297,9 @@ impl<S: Dynamics> RigidBody<S> {
         self.check_wrench()?;
         if let Some(f) = &self.friction {
             f.validate(&format!("body `{}`", self.name))?;
+        }
+        if let Some(layer) = &self.layer {
+            layer.validate(&self.name)?;
         }
         Ok(())
     }

@@ -52,6 +52,7 @@
 //!   (with the wrench of a force at a point), [`BodyState`], [`Controller`].
 //! * [`kinematics`]: [`end_of_step_pose`], [`end_of_step_jacobian`], [`PoseStepJacobian`].
 //! * [`friction`]: [`Friction`] (`μ`, `e_t`, `e_o`, `e_r`; eq. 5).
+//! * [`layer`]: [`CompliantLayer`] (a quasi-rigid body's layer, §5) and [`Integrator`].
 //! * [`scene`]: [`Scene`], [`PairFriction`], [`VelocityLayout`] (where each moving body's twist
 //!   sits in `ν`).
 //! * [`error`]: [`ModelError`], naming the body (or scene item) and the field.
@@ -61,6 +62,7 @@ pub mod dynamics;
 pub mod error;
 pub mod friction;
 pub mod kinematics;
+pub mod layer;
 pub mod scene;
 
 #[cfg(test)]
@@ -71,4 +73,5 @@ pub use dynamics::{Dynamics, left_jacobian_so3};
 pub use error::ModelError;
 pub use friction::Friction;
 pub use kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
+pub use layer::{CompliantLayer, Integrator};
 pub use scene::{PairFriction, Scene, VelocityLayout};

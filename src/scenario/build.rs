@@ -4,7 +4,8 @@
 
 use super::error::{ErrorKind, ScenarioError, invalid};
 use super::schema::{
-    BodySpec, FrictionSpec, FunctionSpec, Numbers, PartKind, PartSpec, ScenarioFile, ShapeKind,
+    BodySpec, FrictionSpec, FunctionSpec, LayerSpec, Numbers, PartKind, PartSpec, ScenarioFile,
+    ShapeKind,
 };
 use super::{AnyScene, Scenario};
 use crate::geometry::space::quaternion_problem;
@@ -13,7 +14,9 @@ use crate::geometry::{
     InfiniteCylinder, Placed, Planar, Pose, ProximitySettings, Space, Spatial, Superellipsoid,
     proximity,
 };
-use crate::model::{Dynamics, Friction, ModelError, RigidBody, Scene, Twist, Wrench};
+use crate::model::{
+    CompliantLayer, Dynamics, Friction, ModelError, RigidBody, Scene, Twist, Wrench,
+};
 use nalgebra::{Matrix3, Quaternion, UnitComplex, UnitQuaternion, Vector3};
 use std::sync::Arc;
 
@@ -588,13 +591,79 @@ fn build_body<S: FileSpace>(cx: Ctx, spec: &BodySpec, path: &str) -> R<RigidBody
             .with_external_wrench(Wrench::new(force, torque))
             .map_err(model)?
     };
-    match &spec.friction {
+    let body = match &spec.friction {
         Some(f) => {
             let f = friction(cx, f, &p("friction"), &format!("body `{}`", spec.name))?;
-            body.with_friction(f).map_err(model)
+            body.with_friction(f).map_err(model)?
+        }
+        None => body,
+    };
+    match &spec.layer {
+        Some(l) => {
+            let layer = layer::<S>(cx, l, &p("layer"))?;
+            body.with_layer(layer).map_err(model)
         }
         None => Ok(body),
     }
+}
+
+/// A `D × D` matrix of the layer: `D` numbers (diagonal) or `D` rows of `D`.
+fn layer_matrix<S: Space>(cx: Ctx, n: &Numbers, path: &str) -> R<Matrix3<f64>> {
+    let d = S::DIM;
+    let what = format!("is {d} numbers (normal, then tangential) or {d} rows of {d}");
+    match n {
+        Numbers::List(v) if v.len() == d => {
+            cx.finite_all(v, path)?;
+            Ok(Matrix3::from_fn(
+                |i, j| if i == j && i < d { v[i] } else { 0.0 },
+            ))
+        }
+        Numbers::Matrix(rows) if rows.len() == d => {
+            for (r, row) in rows.iter().enumerate() {
+                let rp = format!("{path}[{r}]");
+                if row.len() != d {
+                    return Err(cx.err(
+                        rp,
+                        ErrorKind::WrongLength,
+                        format!(
+                            "has {} entries but the scene is {d}D: a row has {d}",
+                            row.len()
+                        ),
+                    ));
+                }
+                cx.finite_all(row, &rp)?;
+            }
+            Ok(Matrix3::from_fn(|i, j| {
+                if i < d && j < d { rows[i][j] } else { 0.0 }
+            }))
+        }
+        Numbers::List(v) => Err(cx.err(
+            path,
+            ErrorKind::WrongLength,
+            format!("has {} entries but in a {d}D scene it {what}", v.len()),
+        )),
+        Numbers::Matrix(rows) => Err(cx.err(
+            path,
+            ErrorKind::WrongLength,
+            format!("has {} rows but in a {d}D scene it {what}", rows.len()),
+        )),
+        Numbers::Scalar(_) => Err(cx.err(
+            path,
+            ErrorKind::WrongType,
+            format!("got a number but in a {d}D scene it {what}"),
+        )),
+    }
+}
+
+/// The compliant layer at `path` (`body[i].layer`).
+fn layer<S: Space>(cx: Ctx, spec: &LayerSpec, path: &str) -> R<CompliantLayer> {
+    let k = layer_matrix::<S>(cx, &spec.stiffness, &format!("{path}.stiffness"))?;
+    let c = match &spec.damping {
+        Some(c) => layer_matrix::<S>(cx, c, &format!("{path}.damping"))?,
+        None => Matrix3::zeros(),
+    };
+    let dmax = cx.finite(spec.max_deflection, &format!("{path}.max_deflection"))?;
+    Ok(CompliantLayer::full(S::DIM, k, c, dmax))
 }
 
 /// Fails if two bodies, at least one of them moving, overlap at their initial poses: a pair of
@@ -810,6 +879,7 @@ impl ScenarioFile {
             file: file.to_string(),
             scene,
             stepper: self.simulation.stepper,
+            integrator: self.simulation.integrator.integrator(),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

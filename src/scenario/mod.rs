@@ -35,6 +35,7 @@
 //! time_step = 0.01               # h > 0 (s)
 //! duration = 2.0                 # T ≥ 0 (s)
 //! stepper = "implicit"           # optional: "implicit" (default) or "lcp"
+//! integrator = "euler"           # optional: "euler" (the paper's, default) or "midpoint"
 //! gravity = [0.0, 0.0, -9.81]    # one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -69,6 +70,10 @@
 //! force = [0.0, 0.0, 0.0]        # optional constant applied force (world frame), besides gravity
 //! torque = [0.0, 0.0, 0.0]       # optional constant applied torque about the origin; 2D one number
 //! friction = { mu = 0.5 }        # optional body default (two bodies' defaults combine)
+//! # optional compliant layer around a rigid core (quasi-rigid body, paper §5): stiffness and
+//! # damping per direction (normal, tangents) or as a full symmetric matrix; the core is
+//! # reached at max_deflection. At most one body of a contact may have one.
+//! layer = { stiffness = [1000.0, 800.0, 800.0], damping = [0.0, 0.0, 0.0], max_deflection = 0.05 }
 //! [[body.part]]
 //! [[body.part.function]]
 //! shape = "sphere"               # circle | sphere: radius
@@ -144,8 +149,8 @@ mod tests;
 
 pub use error::{ErrorKind, Location, ScenarioError};
 pub use schema::{
-    BodySpec, FrictionSpec, FunctionSpec, LcpSpec, Numbers, Outputs, PairSpec, PartKind, PartSpec,
-    PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec, Stepper,
+    BodySpec, FrictionSpec, FunctionSpec, IntegratorSpec, LayerSpec, LcpSpec, Numbers, Outputs,
+    PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec, Stepper,
 };
 
 use crate::geometry::{Planar, Spatial};
@@ -202,6 +207,8 @@ pub struct Scenario {
     pub scene: AnyScene,
     /// Which stepper runs it.
     pub stepper: Stepper,
+    /// The time-integration scheme (`simulation.integrator`).
+    pub integrator: crate::model::Integrator,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.

@@ -78,6 +78,52 @@ pub struct SimulationSpec {
     /// The gravitational acceleration, one entry per dimension (e.g. `[0.0, -9.81]`); write
     /// zeros for none. Required, so a scene without gravity says so.
     pub gravity: Vec<f64>,
+    /// The time-integration scheme: `"euler"` (the paper's, default) or `"midpoint"`
+    /// (energy-consistent for gravity and the compliant layers' normal springs; see
+    /// [`crate::contact`]).
+    #[serde(default, skip_serializing_if = "is_default_integrator")]
+    pub integrator: IntegratorSpec,
+}
+
+/// `simulation.integrator`: the file's name of a [`crate::model::Integrator`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntegratorSpec {
+    /// The paper's backward Euler (default).
+    #[default]
+    Euler,
+    /// Midpoint for smooth forces, impulsive contacts at full weight.
+    Midpoint,
+}
+
+impl IntegratorSpec {
+    /// The model's integrator.
+    pub fn integrator(&self) -> crate::model::Integrator {
+        match self {
+            IntegratorSpec::Euler => crate::model::Integrator::Euler,
+            IntegratorSpec::Midpoint => crate::model::Integrator::Midpoint,
+        }
+    }
+}
+
+fn is_default_integrator(i: &IntegratorSpec) -> bool {
+    *i == IntegratorSpec::Euler
+}
+
+/// A body's compliant layer (paper §5): `layer = { stiffness = [k_n, k_t], damping = [c_n, c_t],
+/// max_deflection = 0.05 }`. `stiffness` and `damping` are the diagonal (normal, then the
+/// tangent directions: `D` numbers) or the full symmetric `D × D` matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerSpec {
+    /// Stiffness `K` (N/m): `D` numbers (diagonal) or `D` rows of `D` (symmetric
+    /// positive-definite).
+    pub stiffness: Numbers,
+    /// Damping `C` (N·s/m), same forms (symmetric positive-semidefinite; default zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<Numbers>,
+    /// Maximum normal deflection `δ_max > 0` (m): the layer's depth over the rigid core.
+    pub max_deflection: f64,
 }
 
 /// The time-stepper a scenario asks for.
@@ -232,6 +278,9 @@ pub struct BodySpec {
     /// This body's default friction (see [`crate::model::Scene::friction_between`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction: Option<FrictionSpec>,
+    /// A compliant layer around the body's rigid core: the body is quasi-rigid (paper §5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<LayerSpec>,
     /// The body's shape: a union of convex parts (`[[body.part]]`; at least one).
     pub part: Vec<PartSpec>,
 }

@@ -623,6 +623,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             e_o: 0.8,
             e_r: 0.2,
         }),
+        layer: None,
         part: vec![part(vec![sphere(0.5, None)]), box_part, cut_part],
     };
     let floor = BodySpec {
@@ -637,6 +638,15 @@ fn spatial_union_scene_round_trips_through_toml() {
         force: None,
         torque: None,
         friction: None,
+        layer: Some(LayerSpec {
+            stiffness: Numbers::List(vec![1000.0, 500.0, 500.0]),
+            damping: Some(Numbers::Matrix(vec![
+                vec![2.0, 0.0, 0.0],
+                vec![0.0, 1.0, 0.1],
+                vec![0.0, 0.1, 1.0],
+            ])),
+            max_deflection: 0.01,
+        }),
         part: vec![PartSpec {
             kind: PartKind::Polyhedron,
             planes: Some(
@@ -675,6 +685,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             duration: 0.5,
             stepper: Stepper::Implicit,
             gravity: vec![0.0, 0.0, -9.81],
+            integrator: IntegratorSpec::Midpoint,
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

@@ -54,6 +54,16 @@
 //! contact point in the same solve (Xie & Chakraborty) is later work; meanwhile, model bodies
 //! whose contacts are points (spheres, ellipsoids, superellipsoids, rounded parts).
 //!
+//! # Quasi-rigid contacts and the integrator
+//!
+//! A contact one of whose bodies has a compliant layer is a quasi-rigid block (paper §5, see
+//! [`crate::contact`]); the layers' deflections are carried from step to step and their
+//! elastic energy is [`ImplicitStepper::elastic_energy`]. [`StepperSettings::integrator`]
+//! chooses the paper's scheme ([`Integrator::Euler`]) or the energy-consistent
+//! [`Integrator::Midpoint`], which weights the smooth impulses (applied forces, layer springs)
+//! by ½ in the momentum row and rebuilds the end-of-step velocity after the solve (`quasi`
+//! submodule).
+//!
 //! # Failure policy
 //!
 //! A step whose solve does not converge is retried as two half steps, recursively up to
@@ -69,13 +79,15 @@ use crate::mcp::PathSettings;
 use crate::mcp::{
     DenseJacobian, McpProblem, McpSolver, SettingsError, SolveReport, SolveSettings, SparseJacobian,
 };
-use crate::model::{Dynamics, Friction, RigidBody, Scene, Twist, VelocityLayout};
+use crate::model::{Dynamics, Friction, Integrator, RigidBody, Scene, Twist, VelocityLayout};
 use nalgebra::DMatrix;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Marks a block entry with no place in the global Jacobian (a fixed body's twist).
 const NO_ENTRY: usize = usize::MAX;
+
+mod quasi;
 
 /// Settings of the implicit stepper.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +99,8 @@ pub struct StepperSettings {
     /// Only pairs of parts within reach of the step take part in its MCP (see the module
     /// docs); off: every pair for the whole run, as in the paper.
     pub broad_phase: bool,
+    /// The time-integration scheme (the paper's backward Euler by default).
+    pub integrator: Integrator,
 }
 
 impl Default for StepperSettings {
@@ -95,6 +109,7 @@ impl Default for StepperSettings {
             solver: SolveSettings::default(),
             max_halvings: 4,
             broad_phase: true,
+            integrator: Integrator::Euler,
         }
     }
 }
@@ -190,8 +205,12 @@ pub struct ContactState {
     /// `σ`, the slip measure of the friction law (meaningful only when `p_n > 0`).
     pub sigma: f64,
     /// End-of-step penetration `max(0, −f(a₂))` in the units of `f` (zero up to the solve's
-    /// tolerance).
+    /// tolerance); for a compliant `F`, of the shifted `f + δ̄_n`.
     pub penetration: f64,
+    /// Quasi-rigid contacts: deflection, spring and core impulses, elastic energy (then
+    /// `normal_impulse = p_ns + p_nr` and `gap = ‖a₂ − a₁‖ − δ_n`, negative while the layer is
+    /// compressed).
+    pub quasi_rigid: Option<crate::contact::QuasiRigidState>,
 }
 
 /// What one step did.
@@ -258,8 +277,17 @@ pub struct ImplicitStepper<S: Dynamics> {
     have_previous: bool,
     /// The closest points at the start of the current step.
     points: Vec<f64>,
+    /// The points `a₁` at the start of the current (sub-)step.
+    start_points: Vec<f64>,
     /// Per halving depth, the state to return to if that (sub-)step fails.
     saved: Vec<Vec<f64>>,
+    /// The applied impulses `h λ_app` of the step (the midpoint integrator's velocity update).
+    applied: Vec<f64>,
+    /// The velocities `ν` of the two steps before the last (quasi-rigid warm start; the older
+    /// one is valid if `have_older`).
+    previous_z: Vec<f64>,
+    older_z: Vec<f64>,
+    have_older: bool,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -300,7 +328,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
             previous_points: Vec::new(),
             have_previous: false,
             points: Vec::new(),
+            start_points: Vec::new(),
             saved: Vec::new(),
+            applied: vec![0.0; nv],
+            previous_z: Vec::new(),
+            older_z: Vec::new(),
+            have_older: false,
             z,
             lower: vec![f64::NEG_INFINITY; nv],
             upper: vec![f64::INFINITY; nv],
@@ -429,14 +462,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 None => {
                     let k = self.slots.len();
                     let (i, pi, j, pj) = pair;
-                    let slot = Self::candidate(&self.scene, i, pi, j, pj, k)?;
+                    let mut slot = Self::candidate(&self.scene, i, pi, j, pj, k)?;
+                    quasi::attach(&self.scene, &mut slot, self.settings.integrator)?;
                     self.slots.push(slot);
                     self.slot_of.insert(pair, k);
                     k
                 }
             };
-            // Entering (again): closest points from the current poses.
-            let x = Self::initial_guess(&self.scene, &self.slots[k])?;
+            // Entering (again): closest points from the current poses, the layer undeflected
+            // at that distance.
+            let mut x = Self::initial_guess(&self.scene, &self.slots[k])?;
+            quasi::initialize(&self.scene, &mut self.slots[k], &mut x);
             self.slots[k].x = x;
             let at = self.active.partition_point(|&a| a < k);
             self.active.insert(at, k);
@@ -714,7 +750,19 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 };
                 let b1 = &self.scene.bodies[slot.body1];
                 let p2 = S::vector_from_fn(|k| a2[k]);
-                let fa2 = crate::geometry::world_value(slot.block.function_f(), &b1.pose, &p2);
+                let mut fa2 = crate::geometry::world_value(slot.block.function_f(), &b1.pose, &p2);
+                let quasi = self.quasi_state_of(slot);
+                let (core, gap) = match &quasi {
+                    Some(q) => {
+                        if slot.block.quasi_rigid().map(|r| r.side)
+                            == Some(crate::contact::CompliantSide::F)
+                        {
+                            fa2 += x[l.quasi.map_or(0, |ql| ql.deflection_bar)];
+                        }
+                        (q.core_impulse, gap - q.delta[0])
+                    }
+                    None => (0.0, gap),
+                };
                 ContactState {
                     id: slot.id,
                     body1: slot.body1,
@@ -722,11 +770,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     a1,
                     a2,
                     gap,
-                    normal_impulse: x[l.normal],
+                    normal_impulse: x[l.normal] + core,
                     friction_impulse: tangential,
                     torsion_impulse: if l.dim == 3 { fr[2] } else { 0.0 },
                     sigma: x[l.sigma],
                     penetration: (-fa2).max(0.0),
+                    quasi_rigid: quasi,
                 }
             })
             .collect()
@@ -809,13 +858,25 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut saved = std::mem::take(&mut self.saved[depth]);
         saved.clear();
         saved.extend_from_slice(&self.z);
+        // The closest points on F at the start of this (sub-)step, for the tunnelling check.
+        self.start_points.clear();
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            let l = slot.block.layout();
+            let a1 = slot.offset + l.a1;
+            self.start_points.extend_from_slice(&self.z[a1..a1 + l.dim]);
+        }
         if depth == 0 {
             self.store_points();
             self.predict_points();
+            self.predict_layers();
         }
         let solve = self.solve_step(h);
         report.newton_iterations += solve.major_iterations;
-        let converged = solve.converged();
+        // A solution that carried a body through another within the step also satisfies the
+        // end-of-step conditions (separated again, the normal reversed): it is refused, and
+        // the halving takes smaller steps.
+        let converged = solve.converged() && !self.tunnelled(h);
         report.residual = report.residual.max(if solve.residual.is_nan() {
             f64::INFINITY
         } else {
@@ -825,9 +886,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if converged {
             let nv = self.layout.len();
             self.scene.advance_by(&self.z[..nv], h);
+            self.finish_quasi_step(depth == 0);
             self.time += h;
             if depth == 0 {
                 std::mem::swap(&mut self.previous_points, &mut self.points);
+                self.have_older = self.have_previous;
+                std::mem::swap(&mut self.older_z, &mut self.previous_z);
+                self.previous_z.clear();
+                self.previous_z.extend_from_slice(&saved[..nv]);
             }
             self.have_previous = depth == 0;
             self.saved[depth] = saved;
@@ -841,6 +907,35 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         report.retries += 1;
         self.advance(0.5 * h, depth + 1, report) && self.advance(0.5 * h, depth + 1, report)
+    }
+
+    /// Whether some contact's normal at the end of the step points against its normal at the
+    /// start: the bodies passed through each other within the step. (The normal of `F` at its
+    /// closest point turns with the bodies' relative position, not with `F`'s own spin, so a
+    /// legitimate step turns it by far less than 90°.)
+    fn tunnelled(&self, h: f64) -> bool {
+        let mut k = 0;
+        for &s in &self.active {
+            let slot = &self.slots[s];
+            let l = slot.block.layout();
+            let body = &self.scene.bodies[slot.body1];
+            let end = match self.layout.range(slot.body1) {
+                Some(r) if !body.fixed => {
+                    crate::model::end_of_step_pose(&body.pose, &Twist::from_slice(&self.z[r]), h)
+                }
+                _ => body.pose,
+            };
+            let a_start = S::vector_from_fn(|d| self.start_points[k + d]);
+            let a_end = S::vector_from_fn(|d| self.z[slot.offset + l.a1 + d]);
+            k += l.dim;
+            let f = slot.block.function_f();
+            let n_start = crate::geometry::world_eval(f, &body.pose, &a_start).gradient;
+            let n_end = crate::geometry::world_eval(f, &end, &a_end).gradient;
+            if S::dot(&n_start, &n_end) < 0.0 {
+                return true;
+            }
+        }
+        false
     }
 
     /// Copies the closest points `a₁, a₂` of every contact (the start-of-step guess) into
@@ -891,7 +986,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for (b, body) in self.scene.bodies.iter().enumerate() {
             if let Some(range) = self.layout.range(b) {
                 self.mass.push(body.mass_matrix());
-                let p = body.free_momentum(&gravity, t, h);
+                let mut p = body.free_momentum(&gravity, t, h);
+                let applied = body.applied_impulse(&gravity, t, h);
+                applied.write_to(&mut self.applied[range.clone()]);
+                if self.settings.integrator == Integrator::Midpoint {
+                    p = p + applied.scaled(-0.5);
+                }
                 p.write_to(&mut self.momentum[range]);
             }
         }

@@ -680,6 +680,7 @@ impl<S: Dynamics> LcpStepper<S> {
             self.states.push(ContactState {
                 // Contacts are found anew each step: numbered in the order found.
                 id: self.states.len(),
+                quasi_rigid: None,
                 body1: cand.face_body,
                 body2: cand.vertex_body,
                 a1: (0..S::DIM).map(|d| c.a1[d]).collect(),

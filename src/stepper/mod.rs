@@ -25,6 +25,15 @@ pub trait TimeStepper<S: Dynamics> {
     fn step(&mut self) -> StepReport;
     /// The contacts after the last step, for output.
     fn contacts(&self) -> Vec<ContactState>;
+    /// Elastic energy stored in compliant layers (quasi-rigid contacts), for the energy
+    /// columns; 0 without layers.
+    fn elastic_energy(&self) -> f64 {
+        0.0
+    }
+    /// Whether contacts carry quasi-rigid quantities (extra columns in contacts.csv).
+    fn has_quasi_rigid_contacts(&self) -> bool {
+        false
+    }
     /// The deepest penetration after the last step (`summary.json`'s `max_penetration`); by
     /// default the largest [`ContactState::penetration`].
     fn penetration(&self) -> f64 {
@@ -49,6 +58,12 @@ impl<S: Dynamics> TimeStepper<S> for ImplicitStepper<S> {
     }
     fn contacts(&self) -> Vec<ContactState> {
         ImplicitStepper::contacts(self)
+    }
+    fn elastic_energy(&self) -> f64 {
+        ImplicitStepper::elastic_energy(self)
+    }
+    fn has_quasi_rigid_contacts(&self) -> bool {
+        ImplicitStepper::has_quasi_rigid_contacts(self)
     }
 }
 

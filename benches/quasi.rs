@@ -1,0 +1,74 @@
+//! Time per step of the implicit stepper on the paper's quasi-rigid Example 3 (criterion;
+//! reported, never asserted): the disc falling onto the compliant half-plane with core impact
+//! (δ_max = 0.05 m), under the paper's integrator and the midpoint one. Each sample steps
+//! through the whole 1.5 s run (15 000 steps: free fall, spring, core impact, bouncing),
+//! starting over from the initial state when it ends, so the mean covers every phase.
+//!
+//! `cargo bench --bench quasi`. Target (issue 5): ≤ 5 µs per step.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use implicit_contact::scenario::{self, AnyScene};
+use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn bench_case(c: &mut Criterion, file: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("paper_cases")
+        .join(file);
+    let scenario = scenario::load(path).expect("paper case loads");
+    let AnyScene::Planar(scene) = scenario.scene.clone() else {
+        panic!("{file} is 2D")
+    };
+    let steps = scene.step_count();
+    let settings = StepperSettings {
+        solver: scenario.solver.clone(),
+        integrator: scenario.integrator,
+        ..StepperSettings::default()
+    };
+    let fresh = || ImplicitStepper::new(scene.clone(), settings.clone()).unwrap();
+    let mut stepper = fresh();
+    let mut iterations: Vec<usize> = (0..steps)
+        .map(|_| stepper.step().newton_iterations)
+        .collect();
+    iterations.sort_unstable();
+    eprintln!(
+        "{}: {steps} steps, Newton iterations per step median {} worst {}",
+        scenario.name,
+        iterations[steps / 2],
+        iterations[steps - 1]
+    );
+    c.bench_function(&format!("step/{}", scenario.name), |b| {
+        let mut stepper = fresh();
+        let mut done = 0;
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                if done == steps {
+                    stepper = fresh();
+                    done = 0;
+                }
+                let t = Instant::now();
+                let report = stepper.step();
+                total += t.elapsed();
+                assert!(report.converged);
+                done += 1;
+            }
+            total
+        })
+    });
+}
+
+fn example_3(c: &mut Criterion) {
+    bench_case(c, "quasi_rigid_disc_core_impact.toml");
+    bench_case(c, "quasi_rigid_disc_core_impact_midpoint.toml");
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = example_3
+}
+criterion_main!(benches);

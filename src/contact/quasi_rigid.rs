@@ -1,0 +1,508 @@
+//! The quasi-rigid contact block (paper §5, eq. 33–40 and 48–55): a rigid core inside a bounded
+//! compliant layer, as extra variables and rows on top of the rigid block. The derivation and the
+//! corrections to the printed equations are in the [module docs](crate::contact) ("Quasi-rigid
+//! contacts").
+
+use super::block::{
+    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, Mat3, Row, Vec3, arr,
+    friction_axes, gradient_rows, mat_rows, tangent_basis, value_row,
+};
+use super::body_step::BodyStep;
+use crate::geometry::{Pose, Space, world_eval, world_eval_with_pose_derivatives};
+use crate::model::{CompliantLayer, Integrator};
+
+/// Which side of a contact carries the compliant layer: the one-function side `F` (body 1) or
+/// the side `G` (body 2, possibly an intersection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompliantSide {
+    /// Object `F` (body 1, one function `f`): the layer shifts `f` to `f + δ̄_n`.
+    F,
+    /// Object `G` (body 2): the layer shifts every `g_j` to `g_j + δ̄_n`.
+    G,
+}
+
+/// The quasi-rigid data of one contact after a step (for output and energy).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuasiRigidState {
+    /// The normal deflection `max(δ_n, 0)` of the layer.
+    pub deflection: f64,
+    /// `δ = (δ_n, δ_t[, δ_o])` as solved (`δ_n` is the signed approach under the midpoint
+    /// integrator, negative when apart; the third entry is 0 in 2D).
+    pub delta: [f64; 3],
+    /// The spring impulse `p_ns`.
+    pub spring_impulse: f64,
+    /// The core impulse `p_nr`.
+    pub core_impulse: f64,
+    /// The elastic energy `½ δᵀ K δ` stored in the layer (with `δ_n` clipped at 0).
+    pub elastic_energy: f64,
+}
+
+/// A contact's compliant layer and its state carried from step to step (`δ^ℓ`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuasiRigid {
+    /// The layer's stiffness, damping and maximum deflection.
+    pub layer: CompliantLayer,
+    /// The side that carries it.
+    pub side: CompliantSide,
+    /// The scheme of the spring law and of the body update.
+    pub integrator: Integrator,
+    /// `G` compliant: the function `g_k` of the deflection relation (the active one).
+    active: usize,
+    /// `δ^ℓ` in the current contact frame (`δ_n, δ_t[, δ_o]`).
+    previous: Vec3,
+    /// 3D: the tangential deflection `δ_t t + δ_o o` of the last step as a world vector, and
+    /// the normal it was taken at, so a new tangent reference re-expresses it exactly.
+    tangential_world: Vec3,
+    normal_previous: Vec3,
+    /// The contact's solutions of its last three whole steps, newest first (warm start), and
+    /// how many are valid.
+    history: [Vec<f64>; 3],
+    history_len: usize,
+}
+
+/// `V(δ) = ½ k max(δ, 0)²` between `a = δ^ℓ` and `b = δ^{ℓ+1}`: the discrete gradient
+/// `(V(b) − V(a))/(b − a)` (`V'` where `a = b`) and its derivative in `b`. `C¹` in `b` except
+/// at `b = 0` when `a = 0` exactly.
+pub fn discrete_gradient(k: f64, a: f64, b: f64) -> (f64, f64) {
+    if a >= 0.0 && b >= 0.0 {
+        (0.5 * k * (a + b), 0.5 * k)
+    } else if a <= 0.0 && b <= 0.0 {
+        (0.0, 0.0)
+    } else if a < 0.0 {
+        let s = b - a;
+        (0.5 * k * b * b / s, 0.5 * k * b * (b - 2.0 * a) / (s * s))
+    } else {
+        let s = a - b;
+        (0.5 * k * a * a / s, 0.5 * k * a * a / (s * s))
+    }
+}
+
+impl QuasiRigid {
+    /// Lower bound of `p_ns`: 0 under Euler (the paper's complementarity), free under the
+    /// midpoint integrator (an equation there, see the module docs).
+    pub(super) fn spring_impulse_lower_bound(&self) -> f64 {
+        match self.integrator {
+            Integrator::Euler => 0.0,
+            Integrator::Midpoint => f64::NEG_INFINITY,
+        }
+    }
+
+    /// `δ^ℓ` in the contact frame (`δ_n, δ_t[, δ_o]`).
+    pub fn previous_deflection(&self) -> [f64; 3] {
+        self.previous
+    }
+
+    /// 3D: re-expresses the stored tangential deflection in the basis of the new tangent
+    /// reference `e` (2D: the basis is fixed by the normal, nothing to do).
+    pub(super) fn reexpress_tangential(&mut self, e: &Vec3) {
+        if self.layer.dim != 3 || self.normal_previous == [0.0; 3] {
+            return;
+        }
+        let basis = tangent_basis(3, &self.normal_previous, e);
+        for k in 0..2 {
+            self.previous[1 + k] = (0..3)
+                .map(|i| self.tangential_world[i] * basis[k].0[i])
+                .sum();
+        }
+    }
+
+    /// Evaluates the quasi-rigid block: the rigid rows at `p_n = p_ns + p_nr` (wrench with the
+    /// weighted `w p_ns + p_nr`), mapped into the larger layout, patched, and the rows of
+    /// `δ̄_n`, `δ` and `p_nr` appended.
+    pub(super) fn evaluate<S: Space>(
+        &self,
+        block: &ContactBlock<S>,
+        x: &[f64],
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
+        let lay = block.layout();
+        let ql = lay
+            .quasi
+            .expect("a quasi-rigid block has a quasi-rigid layout");
+        let r = lay.rigid();
+        assert_eq!(
+            x.len(),
+            lay.local_count,
+            "local variables do not match the layout"
+        );
+        let d = S::DIM;
+        let nt = d - 1;
+        let n_tot = lay.total;
+        let w = self.integrator.smooth_weight();
+        let (p_ns, p_nr) = (x[r.normal], x[ql.core]);
+        let pn = p_ns + p_nr;
+
+        let mut inner = out
+            .inner
+            .take()
+            .expect("the output buffer of a quasi-rigid block has its rigid part");
+        {
+            let (ev, xr) = &mut *inner;
+            xr.copy_from_slice(&x[..r.local_count]);
+            xr[r.normal] = pn;
+            block.evaluate_rigid(xr, w * p_ns + p_nr, body1, body2, ev);
+            let nr = r.total;
+            let src = ev.jacobian.as_slice();
+            let dst = out.jacobian.as_mut_slice();
+            dst.fill(0.0);
+            let map = |i: usize| {
+                if i < r.local_count {
+                    i
+                } else {
+                    i - r.nu1 + lay.nu1
+                }
+            };
+            for c in 0..nr {
+                let col = &src[c * nr..(c + 1) * nr];
+                if c == r.normal {
+                    // ∂/∂p_n splits: p_ns (weight w in the wrench rows) and p_nr.
+                    for (i, v) in col.iter().enumerate() {
+                        let wi = if i >= r.nu1 { w } else { 1.0 };
+                        dst[r.normal * n_tot + map(i)] = wi * v;
+                        dst[ql.core * n_tot + map(i)] = *v;
+                    }
+                } else {
+                    let mc = map(c);
+                    for (i, v) in col.iter().enumerate() {
+                        dst[mc * n_tot + map(i)] = *v;
+                    }
+                }
+            }
+            out.values[..r.local_count].copy_from_slice(&ev.values[..r.local_count]);
+            out.values[lay.nu1..].copy_from_slice(&ev.values[r.nu1..]);
+        }
+        out.inner = Some(inner);
+
+        let vals = &mut out.values;
+        let jac = out.jacobian.as_mut_slice();
+        let at = |row: usize, col: usize| col * n_tot + row;
+        let h = body1.dtrans_dv.max(body2.dtrans_dv);
+        let dbar = x[ql.deflection_bar];
+        let delta = &x[ql.delta..ql.delta + d];
+        let prev = &self.previous;
+
+        // Shifted sublevel set of the compliant side: C1 (F) or C2 (G), and C3 for F.
+        match self.side {
+            CompliantSide::F => {
+                vals[r.l1] -= dbar;
+                jac[at(r.l1, ql.deflection_bar)] = -1.0;
+                vals[r.normal] += dbar;
+                jac[at(r.normal, ql.deflection_bar)] = 1.0;
+            }
+            CompliantSide::G => {
+                for j in 0..r.g_count {
+                    vals[r.l2 + j] -= dbar;
+                    jac[at(r.l2 + j, ql.deflection_bar)] = -1.0;
+                }
+            }
+        }
+
+        // FR (tangential): the slip is the relative velocity less the deflection rate,
+        // s_k + (δ_k − δ_k^ℓ)/h.
+        let fr = block.friction();
+        let axes = friction_axes(&fr);
+        for k in 0..nt {
+            let c = axes[k] * axes[k] * fr.mu;
+            let dd = delta[1 + k] - prev[1 + k];
+            let row = r.friction + k;
+            vals[row] += c * pn * dd / h;
+            jac[at(row, ql.delta + 1 + k)] += c * pn / h;
+            jac[at(row, r.normal)] += c * dd / h;
+            jac[at(row, ql.core)] += c * dd / h;
+        }
+
+        // The normal n = ∇f(a₁)/‖∇f(a₁)‖ and δn on body 1's compact block.
+        let cols = Compact::new::<S>(&lay, body1.fixed, body2.fixed);
+        let bw = cols.body_width;
+        let a1s = S::vector_from_fn(|i| x[r.a1 + i]);
+        let a2s = S::vector_from_fn(|i| x[r.a2 + i]);
+        let ef1 = world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &a1s);
+        let g = arr::<S>(&ef1.gradient);
+        let dg = gradient_rows(&ef1, body1, 0, d);
+        let gnorm = (0..d).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
+        let n: Vec3 = std::array::from_fn(|i| if i < d { g[i] / gnorm } else { 0.0 });
+        let proj: Mat3 = std::array::from_fn(|i| {
+            std::array::from_fn(|k| ((if i == k { 1.0 } else { 0.0 }) - n[i] * n[k]) / gnorm)
+        });
+        let dn = mat_rows::<S>(&proj, &dg, 0..bw);
+        let ns = S::vector_from_fn(|i| n[i]);
+
+        // Deflection relation (eq. 35): the compliant function vanishes at the layer point
+        // moved by δ_n along its outward normal (G: −n at a₂; F: +n at a₁).
+        let dn_val = delta[0];
+        let (e, sign, rows_of): (_, f64, Row) = match self.side {
+            CompliantSide::G => {
+                let p = a2s - ns * dn_val;
+                let e = block.part_g().world_eval(self.active, &body2.pose_end, &p);
+                let rr = value_row(&e, body2, bw, bw + d, 1.0);
+                (e, -1.0, rr)
+            }
+            CompliantSide::F => {
+                let p = a1s + ns * dn_val;
+                let e = world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &p);
+                let rr = value_row(&e, body1, 0, d, 1.0);
+                (e, 1.0, rr)
+            }
+        };
+        let mut rr = rows_of;
+        let grad = arr::<S>(&e.gradient);
+        for c in 0..bw {
+            let acc: f64 = (0..d).map(|i| grad[i] * dn[i][c]).sum();
+            rr[c] += sign * dn_val * acc;
+        }
+        let row = ql.deflection_bar;
+        vals[row] = e.value;
+        cols.scatter::<S>(jac, n_tot, row, &rr, 1.0);
+        jac[at(row, ql.delta)] = sign * (0..d).map(|i| grad[i] * n[i]).sum::<f64>();
+
+        // Spring–damper law (eq. 37/49): p_k = h Σ_j K_kj δ_j + Σ_j C_kj (δ_j − δ_j^ℓ); the
+        // midpoint integrator replaces the normal row by the discrete gradient.
+        let (kk, cc) = (&self.layer.stiffness, &self.layer.damping);
+        for k in 0..d {
+            let row = ql.delta + k;
+            let col = if k == 0 { r.normal } else { r.friction + k - 1 };
+            jac[at(row, col)] = 1.0;
+            let mut v = x[col];
+            if k == 0 && self.integrator == Integrator::Midpoint {
+                let (dgv, dgd) = discrete_gradient(kk[(0, 0)], prev[0], delta[0]);
+                let damp = cc[(0, 0)] * (delta[0].max(0.0) - prev[0].max(0.0));
+                let ddamp = if delta[0] > 0.0 { cc[(0, 0)] } else { 0.0 };
+                v -= h * dgv + damp;
+                jac[at(row, ql.delta)] = -(h * dgd + ddamp);
+            } else {
+                for j in 0..d {
+                    v -= h * kk[(k, j)] * delta[j] + cc[(k, j)] * (delta[j] - prev[j]);
+                    jac[at(row, ql.delta + j)] = -(h * kk[(k, j)] + cc[(k, j)]);
+                }
+            }
+            vals[row] = v;
+        }
+
+        // Core: δ_max − δ_n ≥ 0 ⊥ p_nr ≥ 0.
+        vals[ql.core] = self.layer.max_deflection - delta[0];
+        jac[at(ql.core, ql.delta)] = -1.0;
+    }
+}
+
+impl<S: Space> ContactBlock<S> {
+    /// The same contact with a compliant layer on `side`, integrated by `integrator`. The
+    /// midpoint integrator needs a layer without normal–tangential coupling (its normal law is
+    /// the discrete gradient of the normal spring alone).
+    pub fn with_layer(
+        mut self,
+        layer: CompliantLayer,
+        side: CompliantSide,
+        integrator: Integrator,
+    ) -> Result<Self, ContactError> {
+        if layer.dim != S::DIM {
+            return Err(ContactError::InvalidLayer(format!(
+                "the layer has {} deflection directions but the contact is {}D",
+                layer.dim,
+                S::DIM
+            )));
+        }
+        if integrator == Integrator::Midpoint && !layer.is_normal_decoupled() {
+            return Err(ContactError::InvalidLayer(
+                "the midpoint integrator needs a layer without normal–tangential coupling \
+                 (K and C with zero (n, t) and (n, o) entries)"
+                    .into(),
+            ));
+        }
+        self.layout = ContactLayout::quasi_rigid::<S>(self.part_g().len());
+        self.quasi = Some(QuasiRigid {
+            layer,
+            side,
+            integrator,
+            active: 0,
+            previous: [0.0; 3],
+            tangential_world: [0.0; 3],
+            normal_previous: [0.0; 3],
+            history: Default::default(),
+            history_len: 0,
+        });
+        Ok(self)
+    }
+
+    /// The compliant layer and its state, for a quasi-rigid contact.
+    pub fn quasi_rigid(&self) -> Option<&QuasiRigid> {
+        self.quasi.as_ref()
+    }
+
+    /// The unit normal `∇f(a₁)/‖∇f(a₁)‖` for body 1 at `pose1`.
+    fn normal_at(&self, x: &[f64], pose1: &Pose<S>) -> Vec3 {
+        let l = self.layout;
+        let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
+        let g = arr::<S>(&world_eval(self.function_f(), pose1, &a1).gradient);
+        let len = (0..S::DIM).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
+        std::array::from_fn(|i| if i < S::DIM { g[i] / len } else { 0.0 })
+    }
+
+    /// Sets the deflection relation's function of `G` (the most active one at the points of
+    /// `x` for `G` at `pose2`; only matters for an intersection).
+    fn choose_active(&mut self, x: &[f64], pose2: &Pose<S>) {
+        let l = self.layout;
+        let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
+        let mut best = (f64::NEG_INFINITY, 0usize);
+        for j in 0..self.part_g().len() {
+            let v = self.part_g().world_eval(j, pose2, &a2).value;
+            if v > best.0 {
+                best = (v, j);
+            }
+        }
+        if let Some(q) = &mut self.quasi {
+            q.active = best.1;
+        }
+    }
+
+    /// Quasi-rigid contacts: the start state and the initial guess of the layer's variables,
+    /// from the rigid guess `x` (closest points at `distance` apart, bodies at `pose1`,
+    /// `pose2`). Euler starts undeflected (`δ = 0`, `δ̄_n = 0`). The midpoint integrator's
+    /// `δ_n` is the signed approach, so it starts at `−distance` with the shifted layer
+    /// touching the rigid side. Rigid contacts: nothing.
+    pub fn initialize(&mut self, x: &mut [f64], distance: f64, pose1: &Pose<S>, pose2: &Pose<S>) {
+        let Some(ql) = self.layout.quasi else { return };
+        let l = self.layout;
+        self.choose_active(x, pose2);
+        let n = self.normal_at(x, pose1);
+        let q = self.quasi.as_mut().expect("quasi layout implies a layer");
+        q.previous = [0.0; 3];
+        q.normal_previous = n;
+        q.tangential_world = [0.0; 3];
+        q.history_len = 0;
+        for i in ql.deflection_bar..ql.core + 1 {
+            x[i] = 0.0;
+        }
+        if q.integrator == Integrator::Midpoint && distance > 0.0 {
+            q.previous[0] = -distance;
+            x[ql.delta] = -distance;
+            let (side, active) = (q.side, q.active);
+            let d = S::DIM;
+            match side {
+                CompliantSide::G => {
+                    let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
+                    let v = self.part_g().world_eval(active, pose2, &a1).value;
+                    x[ql.deflection_bar] = -v;
+                    for i in 0..d {
+                        x[l.a2 + i] = x[l.a1 + i];
+                    }
+                }
+                CompliantSide::F => {
+                    let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
+                    let v = world_eval(self.function_f(), pose1, &a2).value;
+                    x[ql.deflection_bar] = -v;
+                    for i in 0..d {
+                        x[l.a1 + i] = x[l.a2 + i];
+                    }
+                }
+            }
+            x[l.l1] = 0.0;
+        }
+    }
+
+    /// After a converged step: the solved deflection becomes `δ^ℓ` of the next step (3D: its
+    /// tangential part kept as a world vector), and `G`'s active function is re-chosen. `pose1`
+    /// and `pose2` are the bodies' poses at the end of the step. Rigid contacts: nothing.
+    /// `whole_step` says the step was not a retried half: only whole steps extend the
+    /// warm-start history ([`predict`](Self::predict)); a half step restarts it.
+    pub fn commit(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>, whole_step: bool) {
+        let Some(ql) = self.layout.quasi else { return };
+        let d = S::DIM;
+        let n = self.normal_at(x, pose1);
+        let e = arr::<S>(&self.tangent_reference());
+        self.choose_active(x, pose2);
+        let q = self.quasi.as_mut().expect("quasi layout implies a layer");
+        for k in 0..d {
+            q.previous[k] = x[ql.delta + k];
+        }
+        q.normal_previous = n;
+        q.history.rotate_right(1);
+        q.history[0].clear();
+        q.history[0].extend_from_slice(x);
+        q.history_len = if whole_step {
+            (q.history_len + 1).min(3)
+        } else {
+            0
+        };
+        if d == 3 {
+            let basis = tangent_basis(3, &n, &e);
+            q.tangential_world = std::array::from_fn(|i| {
+                q.previous[1] * basis[0].0[i] + q.previous[2] * basis[1].0[i]
+            });
+        }
+    }
+
+    /// Warm start of a quasi-rigid contact's local variables `x` (bounds `lower`): the closest
+    /// points, `l₁`, `l₂`, `p_ns`, `δ̄_n` and `δ` extrapolated by the quadratic through the
+    /// contact's last three whole steps (linearly after two; nothing after fewer), the
+    /// multipliers and `p_ns` kept within their bounds. Rigid contacts: nothing.
+    pub fn predict(&self, x: &mut [f64], lower: &[f64]) {
+        let (Some(q), Some(ql)) = (&self.quasi, self.layout.quasi) else {
+            return;
+        };
+        if q.history_len < 2 {
+            return;
+        }
+        let l = self.layout;
+        let [h0, h1, h2] = &q.history;
+        for i in (l.a1..l.normal + 1).chain(ql.deflection_bar..ql.core) {
+            x[i] = if q.history_len == 3 {
+                3.0 * h0[i] - 3.0 * h1[i] + h2[i]
+            } else {
+                2.0 * h0[i] - h1[i]
+            };
+        }
+        for i in l.l1..l.normal + 1 {
+            x[i] = x[i].max(lower[i]);
+        }
+    }
+
+    /// The quasi-rigid state at the local variables `x` (`None` for a rigid contact).
+    pub fn quasi_state(&self, x: &[f64]) -> Option<QuasiRigidState> {
+        let (q, ql) = (self.quasi.as_ref()?, self.layout.quasi?);
+        let d = S::DIM;
+        let delta: [f64; 3] = std::array::from_fn(|i| if i < d { x[ql.delta + i] } else { 0.0 });
+        let mut clipped = delta;
+        clipped[0] = clipped[0].max(0.0);
+        Some(QuasiRigidState {
+            deflection: delta[0].max(0.0),
+            delta,
+            spring_impulse: x[self.layout.normal],
+            core_impulse: x[ql.core],
+            elastic_energy: q.layer.elastic_energy(&clipped),
+        })
+    }
+
+    /// The wrench of the spring impulse `p_ns n` on body 1 (at `a₁`) and body 2 (at `a₂`),
+    /// each as `(force, moment)` in `S::DOF` entries, for the bodies at their end-of-step poses
+    /// `pose1`, `pose2` (`None` for a rigid contact). The midpoint integrator adds half of it
+    /// to the end-of-step momentum.
+    pub fn spring_wrench(
+        &self,
+        x: &[f64],
+        pose1: &Pose<S>,
+        pose2: &Pose<S>,
+    ) -> Option<([f64; 6], [f64; 6])> {
+        self.quasi.as_ref()?;
+        let l = self.layout;
+        let n = self.normal_at(x, pose1);
+        let p = x[l.normal];
+        let force = S::vector_from_fn(|i| n[i] * p);
+        let mut out = ([0.0; 6], [0.0; 6]);
+        for (sign, a, pose, slot) in [
+            (-1.0, l.a1, pose1, &mut out.0),
+            (1.0, l.a2, pose2, &mut out.1),
+        ] {
+            let r = S::vector_from_fn(|i| x[a + i]) - pose.position;
+            let m = S::cross(&r, &force);
+            for i in 0..S::DIM {
+                slot[i] = sign * force[i];
+            }
+            for i in 0..S::ANGULAR_DIM {
+                slot[S::DIM + i] = sign * m[i];
+            }
+        }
+        Some(out)
+    }
+}
