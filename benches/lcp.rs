@@ -6,6 +6,8 @@
 //!
 //! `cargo bench --bench lcp`.
 
+mod common;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::geometry::Planar;
 use implicit_contact::model::Scene;
@@ -13,7 +15,7 @@ use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::stepper::{
     ImplicitStepper, LcpSettings, LcpStepper, StepperSettings, TimeStepper,
 };
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn disc() -> Scene<Planar> {
     let path = concat!(
@@ -34,31 +36,8 @@ fn bench_stepper<T: TimeStepper<Planar>>(
     fresh: impl Fn() -> T,
 ) -> f64 {
     let steps = fresh().scene().step_count();
-    c.bench_function(&format!("step/{name}"), |b| {
-        let mut stepper = fresh();
-        let mut done = 0;
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                if done == steps {
-                    stepper = fresh();
-                    done = 0;
-                }
-                let t = Instant::now();
-                let report = stepper.step();
-                total += t.elapsed();
-                assert!(report.converged, "{name}: {}", report.solve);
-                done += 1;
-            }
-            total
-        })
-    });
-    let mut stepper = fresh();
-    let t = Instant::now();
-    for _ in 0..steps {
-        stepper.step();
-    }
-    t.elapsed().as_secs_f64() / steps as f64
+    common::bench_steps(c, name, steps, &fresh);
+    common::report_run(name, steps, fresh())
 }
 
 fn rolling_disc(c: &mut Criterion) {

@@ -6,11 +6,13 @@
 //!
 //! `cargo bench --bench quasi`. Target (issue 5): ≤ 5 µs per step.
 
+mod common;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn bench_case(c: &mut Criterion, file: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,36 +29,8 @@ fn bench_case(c: &mut Criterion, file: &str) {
         ..StepperSettings::default()
     };
     let fresh = || ImplicitStepper::new(scene.clone(), settings.clone()).unwrap();
-    let mut stepper = fresh();
-    let mut iterations: Vec<usize> = (0..steps)
-        .map(|_| stepper.step().newton_iterations)
-        .collect();
-    iterations.sort_unstable();
-    eprintln!(
-        "{}: {steps} steps, Newton iterations per step median {} worst {}",
-        scenario.name,
-        iterations[steps / 2],
-        iterations[steps - 1]
-    );
-    c.bench_function(&format!("step/{}", scenario.name), |b| {
-        let mut stepper = fresh();
-        let mut done = 0;
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                if done == steps {
-                    stepper = fresh();
-                    done = 0;
-                }
-                let t = Instant::now();
-                let report = stepper.step();
-                total += t.elapsed();
-                assert!(report.converged);
-                done += 1;
-            }
-            total
-        })
-    });
+    common::report_run(&scenario.name, steps, fresh());
+    common::bench_steps(c, &scenario.name, steps, fresh);
 }
 
 fn example_3(c: &mut Criterion) {

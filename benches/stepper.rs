@@ -7,13 +7,15 @@
 //! spheres ([`implicit_contact::scenes`]) for the cost per contact as the scene grows; the
 //! mean number of contacts per step is printed beside each.
 
+mod common;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::model::{Dynamics, Scene};
 use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::scenes::{disc_row, sphere_row};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn scene(file: &str) -> AnyScene {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,44 +27,8 @@ fn scene(file: &str) -> AnyScene {
 fn bench_case<S: Dynamics>(c: &mut Criterion, name: &str, scene: Scene<S>) {
     let steps = (scene.duration / scene.time_step).round() as usize;
     let fresh = || ImplicitStepper::new(scene.clone(), StepperSettings::default()).unwrap();
-    // One full run first: the Newton iterations per step, for the report.
-    let mut stepper = fresh();
-    let mut contacts = 0;
-    let mut iterations: Vec<usize> = (0..steps)
-        .map(|_| {
-            let report = stepper.step();
-            contacts += report.contacts;
-            report.newton_iterations
-        })
-        .collect();
-    iterations.sort_unstable();
-    eprintln!(
-        "{name}: {steps} steps, {:.1} contacts and {} unknowns per step, Newton iterations per \
-         step median {} worst {}",
-        contacts as f64 / steps as f64,
-        stepper.problem_size(),
-        iterations[steps / 2],
-        iterations[steps - 1]
-    );
-    c.bench_function(&format!("step/{name}"), |b| {
-        let mut stepper = fresh();
-        let mut done = 0;
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                if done == steps {
-                    stepper = fresh();
-                    done = 0;
-                }
-                let t = Instant::now();
-                let report = stepper.step();
-                total += t.elapsed();
-                assert!(report.converged);
-                done += 1;
-            }
-            total
-        })
-    });
+    common::report_run(name, steps, fresh());
+    common::bench_steps(c, name, steps, fresh);
 }
 
 fn paper_cases(c: &mut Criterion) {
