@@ -83,7 +83,7 @@ impl QuasiRigid {
     pub(super) fn spring_impulse_lower_bound(&self) -> f64 {
         match self.integrator {
             Integrator::Euler => 0.0,
-            Integrator::Midpoint => f64::NEG_INFINITY,
+            Integrator::Midpoint | Integrator::Rattle => f64::NEG_INFINITY,
         }
     }
 
@@ -265,7 +265,7 @@ impl QuasiRigid {
             let col = if k == 0 { r.normal } else { r.friction + k - 1 };
             jac[at(row, col)] = 1.0;
             let mut v = x[col];
-            if k == 0 && self.integrator == Integrator::Midpoint {
+            if k == 0 && self.integrator.splits_smooth_impulses() {
                 let (dgv, dgd) = discrete_gradient(kk[(0, 0)], prev[0], delta[0]);
                 let damp = cc[(0, 0)] * (delta[0].max(0.0) - prev[0].max(0.0));
                 let ddamp = if delta[0] > 0.0 { cc[(0, 0)] } else { 0.0 };
@@ -303,7 +303,7 @@ impl<S: Space> ContactBlock<S> {
                 S::DIM
             )));
         }
-        if integrator == Integrator::Midpoint && !layer.is_normal_decoupled() {
+        if integrator.splits_smooth_impulses() && !layer.is_normal_decoupled() {
             return Err(ContactError::InvalidLayer(
                 "the midpoint integrator needs a layer without normal–tangential coupling \
                  (K and C with zero (n, t) and (n, o) entries)"
@@ -374,7 +374,7 @@ impl<S: Space> ContactBlock<S> {
         for i in ql.deflection_bar..ql.core + 1 {
             x[i] = 0.0;
         }
-        if q.integrator == Integrator::Midpoint && distance > 0.0 {
+        if q.integrator.splits_smooth_impulses() && distance > 0.0 {
             q.previous[0] = -distance;
             x[ql.delta] = -distance;
             let (side, active) = (q.side, q.active);

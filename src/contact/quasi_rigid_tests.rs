@@ -65,7 +65,7 @@ fn run<S: Dynamics>(
     for integrator in [Integrator::Euler, Integrator::Midpoint] {
         let layer = match integrator {
             Integrator::Euler => full_layer(S::DIM),
-            Integrator::Midpoint => diagonal_layer(S::DIM),
+            Integrator::Midpoint | Integrator::Rattle => diagonal_layer(S::DIM),
         };
         for (fixed1, fixed2) in CONFIGS {
             let mut block = ContactBlock::new(f.clone(), g.clone(), friction())

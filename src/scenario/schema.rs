@@ -94,6 +94,8 @@ pub enum IntegratorSpec {
     Euler,
     /// Midpoint for smooth forces, impulsive contacts at full weight.
     Midpoint,
+    /// Second order (kick–drift–kick, velocity projected on the contacts at the end).
+    Rattle,
 }
 
 impl IntegratorSpec {
@@ -102,6 +104,7 @@ impl IntegratorSpec {
         match self {
             IntegratorSpec::Euler => crate::model::Integrator::Euler,
             IntegratorSpec::Midpoint => crate::model::Integrator::Midpoint,
+            IntegratorSpec::Rattle => crate::model::Integrator::Rattle,
         }
     }
 }

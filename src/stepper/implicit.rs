@@ -88,6 +88,7 @@ use std::time::{Duration, Instant};
 const NO_ENTRY: usize = usize::MAX;
 
 mod quasi;
+mod second_order;
 
 /// Settings of the implicit stepper.
 #[derive(Debug, Clone, PartialEq)]
@@ -288,6 +289,12 @@ pub struct ImplicitStepper<S: Dynamics> {
     previous_z: Vec<f64>,
     older_z: Vec<f64>,
     have_older: bool,
+    /// The twists at the start of the (sub-)step (the RATTLE integrator's second kick).
+    start_velocity: Vec<f64>,
+    /// The poses of all bodies and the points `a₁, a₂` of the active contacts at the start of
+    /// the (sub-)step (the RATTLE integrator's first-kick directions).
+    start_poses: Vec<Pose<S>>,
+    start_pairs: Vec<f64>,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -334,6 +341,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             previous_z: Vec::new(),
             older_z: Vec::new(),
             have_older: false,
+            start_velocity: vec![0.0; nv],
+            start_poses: Vec::new(),
+            start_pairs: Vec::new(),
             z,
             lower: vec![f64::NEG_INFINITY; nv],
             upper: vec![f64::INFINITY; nv],
@@ -866,6 +876,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let a1 = slot.offset + l.a1;
             self.start_points.extend_from_slice(&self.z[a1..a1 + l.dim]);
         }
+        // Both points, before the predictor moves them (the RATTLE integrator's first kick).
+        self.start_pairs.clear();
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            let l = slot.block.layout();
+            self.start_pairs
+                .extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
+        }
         if depth == 0 {
             self.store_points();
             self.predict_points();
@@ -886,7 +904,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if converged {
             let nv = self.layout.len();
             self.scene.advance_by(&self.z[..nv], h);
-            self.finish_quasi_step(depth == 0);
+            self.finish_quasi_step(depth == 0, h);
             self.time += h;
             if depth == 0 {
                 std::mem::swap(&mut self.previous_points, &mut self.points);
@@ -989,12 +1007,21 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let mut p = body.free_momentum(&gravity, t, h);
                 let applied = body.applied_impulse(&gravity, t, h);
                 applied.write_to(&mut self.applied[range.clone()]);
-                if self.settings.integrator == Integrator::Midpoint {
-                    p = p + applied.scaled(-0.5);
+                match self.settings.integrator {
+                    Integrator::Euler => {}
+                    Integrator::Midpoint => p = p + applied.scaled(-0.5),
+                    // Half of every smooth impulse, the gyroscopic one included: the first kick.
+                    Integrator::Rattle => {
+                        p = p.scaled(0.5) + body.apply_mass_matrix(&body.twist).scaled(0.5);
+                    }
                 }
+                body.twist.write_to(&mut self.start_velocity[range.clone()]);
                 p.write_to(&mut self.momentum[range]);
             }
         }
+        self.start_poses.clear();
+        self.start_poses
+            .extend(self.scene.bodies.iter().map(|b| b.pose));
         // 3D: the tangent reference of each contact from its current normal estimate.
         if S::DIM == 3 {
             for &k in &self.active {

@@ -120,53 +120,62 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
     }
 
-    /// After a converged (sub-)step whose bodies are already at their end poses: the midpoint
-    /// integrator's end-of-step velocity, then every layer's deflection becomes the next step's
-    /// `δ^ℓ` (`whole_step`: a full step, not a retried half, so the contact's warm-start history
-    /// continues).
+    /// Adds the layers' spring wrenches `W p_ns` (end-of-step poses) to `out` (`ν` rows).
+    pub(super) fn add_spring_impulses(&self, out: &mut [f64]) {
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            let (p1, p2) = (
+                &self.scene.bodies[slot.body1].pose,
+                &self.scene.bodies[slot.body2].pose,
+            );
+            let n = slot.block.layout().local_count;
+            let x = &self.z[slot.offset..slot.offset + n];
+            if let Some((w1, w2)) = slot.block.spring_wrench(x, p1, p2) {
+                for (b, w) in [(slot.body1, w1), (slot.body2, w2)] {
+                    if let Some(r) = self.layout.range(b) {
+                        for (row, v) in r.zip(w) {
+                            out[row] += v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a converged (sub-)step of length `h` whose bodies are already at their end poses:
+    /// the end-of-step velocity of the midpoint and RATTLE integrators, then every layer's
+    /// deflection becomes the next step's `δ^ℓ` (`whole_step`: a full step, not a retried
+    /// half, so the contact's warm-start history continues).
     ///
     /// Midpoint: the solved `ν` is the velocity that moved the bodies, `q^{ℓ+1} = q^ℓ + h ν`,
     /// and the momentum row weighted the smooth impulses by ½ (see [`crate::contact`]), so the
-    /// end-of-step velocity is `ν + ½ M⁻¹ (h λ_app + Σ W p_ns)`.
-    pub(super) fn finish_quasi_step(&mut self, whole_step: bool) {
-        if self.settings.integrator == Integrator::Midpoint {
-            let nv = self.layout.len();
-            let mut smooth = self.applied.clone();
-            for &k in &self.active {
-                let slot = &self.slots[k];
-                let (p1, p2) = (
-                    &self.scene.bodies[slot.body1].pose,
-                    &self.scene.bodies[slot.body2].pose,
-                );
-                let n = slot.block.layout().local_count;
-                let x = &self.z[slot.offset..slot.offset + n];
-                if let Some((w1, w2)) = slot.block.spring_wrench(x, p1, p2) {
-                    for (b, w) in [(slot.body1, w1), (slot.body2, w2)] {
-                        if let Some(r) = self.layout.range(b) {
-                            for (row, v) in r.zip(w) {
-                                smooth[row] += v;
+    /// end-of-step velocity is `ν + ½ M⁻¹ (h λ_app + Σ W p_ns)`. RATTLE: the second kick and
+    /// the velocity projection ([`Self::second_kick`]).
+    pub(super) fn finish_quasi_step(&mut self, whole_step: bool, h: f64) {
+        match self.settings.integrator {
+            Integrator::Euler => {}
+            Integrator::Rattle => self.second_kick(h),
+            Integrator::Midpoint => {
+                let mut smooth = self.applied.clone();
+                self.add_spring_impulses(&mut smooth);
+                let mut k = 0;
+                for b in 0..self.scene.bodies.len() {
+                    if let Some(r) = self.layout.range(b) {
+                        let m: &DMatrix<f64> = &self.mass[k];
+                        let rhs =
+                            DVector::from_iterator(r.len(), smooth[r.clone()].iter().copied());
+                        let dv = m.clone().cholesky().map(|c| c.solve(&rhs));
+                        if let Some(dv) = dv {
+                            let mut v: Vec<f64> = self.z[r.clone()].to_vec();
+                            for (i, vi) in v.iter_mut().enumerate() {
+                                *vi += 0.5 * dv[i];
                             }
+                            self.scene.bodies[b].twist = Twist::from_slice(&v);
                         }
+                        k += 1;
                     }
                 }
             }
-            let mut k = 0;
-            for b in 0..self.scene.bodies.len() {
-                if let Some(r) = self.layout.range(b) {
-                    let m: &DMatrix<f64> = &self.mass[k];
-                    let rhs = DVector::from_iterator(r.len(), smooth[r.clone()].iter().copied());
-                    let dv = m.clone().cholesky().map(|c| c.solve(&rhs));
-                    if let Some(dv) = dv {
-                        let mut v: Vec<f64> = self.z[r.clone()].to_vec();
-                        for (i, vi) in v.iter_mut().enumerate() {
-                            *vi += 0.5 * dv[i];
-                        }
-                        self.scene.bodies[b].twist = Twist::from_slice(&v);
-                    }
-                    k += 1;
-                }
-            }
-            debug_assert_eq!(smooth.len(), nv);
         }
         for &k in &self.active {
             let slot = &mut self.slots[k];
