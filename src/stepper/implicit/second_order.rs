@@ -142,7 +142,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
 
     /// The wrench (on body 1, on body 2; `(force, moment)` in `S::DOF` entries) of the impulses
     /// of contact slot `k` (its solution in `z`) if its points were `points = (a₁, a₂)` and its
-    /// bodies at `pose1`, `pose2`: `P = p_n n + Σ p_k t_k` on body 2 at `a₂` (plus the torsion
+    /// bodies at `pose1`, `pose2` (friction only if it sticks): `P = p_n n + Σ p_k t_k` on body 2 at `a₂` (plus the torsion
     /// `p_r n`) and the opposite on body 1 at `a₁`, `n = ∇f(a₁)/‖∇f(a₁)‖` and the tangents
     /// built from it as the contact block builds them.
     fn contact_wrench(
@@ -165,7 +165,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         let n = grad * (1.0 / norm);
         let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
-        let fr = &x[l.friction..l.friction + l.friction_count];
+        // A sliding contact's friction stays at the end of the step (at full weight, so it
+        // only dissipates): only the normal and sticking impulses are moved.
+        let sticks = x[l.sigma] <= STICK_SIGMA;
+        let fr = if sticks {
+            x[l.friction..l.friction + l.friction_count].to_vec()
+        } else {
+            vec![0.0; l.friction_count]
+        };
         let mut force = n * x[l.normal] + t * fr[0];
         if S::DIM == 3 {
             force += o * fr[1];
