@@ -234,3 +234,111 @@ pub fn run_with_friction(
     }
     Ok(out)
 }
+
+/// One row of `rocking_energy.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyRow {
+    /// The body.
+    pub shape: Shape,
+    /// The integrator.
+    pub integrator: Integrator,
+    /// `h`.
+    pub time_step: f64,
+    /// `max |E(t) − E(0)|` over the run, relative to [`energy_scale`].
+    pub energy_drift_relative: f64,
+    /// [`Run::trajectory_error`] over the first second against `h` = 2.5e-4 (RATTLE).
+    pub trajectory_error: f64,
+}
+
+/// The time steps of the study.
+pub const TIME_STEPS: [f64; 4] = [1e-2, 5e-3, 2.5e-3, 1e-3];
+
+/// Runs the study (`duration`: the energy runs' length, 10 s for the CSV's column) and writes
+/// `rocking_energy.csv`, `rocking_energy_<shape>.svg|png` and
+/// `rocking_convergence_<shape>.svg|png` into `out`. Returns the rows.
+pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, String> {
+    use crate::plot::{Figure, Legend, Panel, Series, save};
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let integrators = [Integrator::Euler, Integrator::Rattle];
+    let mut rows = Vec::new();
+    for shape in Shape::ALL {
+        let scale = energy_scale(shape);
+        let reference = run(shape, Integrator::Rattle, 2.5e-4, 1.0, 0.1)?;
+        let mut energy_panel = Panel::new("(E − E₀) / E_motion").legend(Legend::LowerLeft);
+        let mut conv = Panel::new("trajectory error over 1 s").log_y();
+        for (c, &integrator) in integrators.iter().enumerate() {
+            let mut errors = Vec::new();
+            for &h in &TIME_STEPS {
+                let long = run(shape, integrator, h, duration, 0.1)?;
+                let short = run(shape, integrator, h, 1.0, 0.1)?;
+                let error = short.trajectory_error(&reference, 0.4);
+                errors.push((h, error));
+                rows.push(StudyRow {
+                    shape,
+                    integrator,
+                    time_step: h,
+                    energy_drift_relative: long.drift_relative(scale),
+                    trajectory_error: error,
+                });
+                if h == 1e-2 || h == 1e-3 {
+                    let stride = ((1e-2 / h).round() as usize).max(1);
+                    let points = long
+                        .times
+                        .iter()
+                        .zip(&long.energy)
+                        .step_by(stride)
+                        .map(|(t, e)| (*t, (e - long.energy[0]) / scale))
+                        .collect();
+                    let label = format!("{} h = {h}", integrator.as_str());
+                    let series = if h == 1e-2 {
+                        Series::line(label, points)
+                    } else {
+                        Series::dashed(label, points)
+                    };
+                    energy_panel = energy_panel.series(series.with_color(c));
+                }
+            }
+            conv = conv.series(Series::points(integrator.as_str(), errors.clone()).with_color(c));
+        }
+        // Slopes 1 and 2 through the Euler and RATTLE errors at the largest step.
+        let first = |i: usize| {
+            rows.iter()
+                .find(|r| r.shape == shape && r.integrator == integrators[i])
+                .map_or(1.0, |r| r.trajectory_error)
+        };
+        for (slope, i) in [(1.0, 0usize), (2.0, 1usize)] {
+            let e0 = first(i);
+            let h0 = TIME_STEPS[0];
+            let pts = TIME_STEPS
+                .iter()
+                .map(|&h| (h, e0 * (h / h0).powf(slope)))
+                .collect();
+            conv = conv.series(Series::dashed(format!("slope {slope}"), pts).with_color(2 + i));
+        }
+        let name = shape.name();
+        let fig = Figure::new(format!("{name}: energy over {duration} s"))
+            .x_label("t (s)")
+            .panel(energy_panel);
+        save(&fig, out, &format!("rocking_energy_{name}")).map_err(|e| e.to_string())?;
+        let fig = Figure::new(format!("{name}: convergence"))
+            .x_label("h (s)")
+            .log_x()
+            .panel(conv);
+        save(&fig, out, &format!("rocking_convergence_{name}")).map_err(|e| e.to_string())?;
+    }
+    let mut csv =
+        String::from("shape,integrator,time_step,energy_drift_relative_10s,trajectory_error\n");
+    for r in &rows {
+        csv += &format!(
+            "{},{},{},{:e},{:e}\n",
+            r.shape.name(),
+            r.integrator.as_str(),
+            r.time_step,
+            r.energy_drift_relative,
+            r.trajectory_error
+        );
+    }
+    let path = out.join("rocking_energy.csv");
+    std::fs::write(&path, csv).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(rows)
+}
