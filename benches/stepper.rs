@@ -3,14 +3,15 @@
 //! initial state when it ends, so the mean covers every phase (rolling, sliding, separation).
 //!
 //! `cargo bench --bench stepper`. Targets (issue 4): disc on plane ≤ 5 µs, sphere on two
-//! spheres ≤ 30 µs per step. The `scaling` group steps rows of 8 to 128 discs and 8 to 32
+//! spheres ≤ 30 µs per step; `*_rattle`: the same cases under the second-order integrator
+//! (issue 8, target ≤ 1.5× euler). The `scaling` group steps rows of 8 to 128 discs and 8 to 32
 //! spheres ([`implicit_contact::scenes`]) for the cost per contact as the scene grows; the
 //! mean number of contacts per step is printed beside each.
 
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use implicit_contact::model::{Dynamics, Scene};
+use implicit_contact::model::{Dynamics, Integrator, Scene};
 use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::scenes::{disc_row, sphere_row};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
@@ -25,18 +26,33 @@ fn scene(file: &str) -> AnyScene {
 }
 
 fn bench_case<S: Dynamics>(c: &mut Criterion, name: &str, scene: Scene<S>) {
+    bench_case_with(c, name, scene, Integrator::Euler);
+}
+
+fn bench_case_with<S: Dynamics>(
+    c: &mut Criterion,
+    name: &str,
+    scene: Scene<S>,
+    integrator: Integrator,
+) {
     let steps = (scene.duration / scene.time_step).round() as usize;
-    let fresh = || ImplicitStepper::new(scene.clone(), StepperSettings::default()).unwrap();
+    let settings = StepperSettings {
+        integrator,
+        ..StepperSettings::default()
+    };
+    let fresh = || ImplicitStepper::new(scene.clone(), settings.clone()).unwrap();
     common::report_run(name, steps, fresh());
     common::bench_steps(c, name, steps, fresh);
 }
 
 fn paper_cases(c: &mut Criterion) {
     if let AnyScene::Planar(s) = scene("disc_on_plane.toml") {
-        bench_case(c, "disc_on_plane", s);
+        bench_case(c, "disc_on_plane", s.clone());
+        bench_case_with(c, "disc_on_plane_rattle", s, Integrator::Rattle);
     }
     if let AnyScene::Spatial(s) = scene("sphere_on_two_spheres.toml") {
-        bench_case(c, "sphere_on_two_spheres", s);
+        bench_case(c, "sphere_on_two_spheres", s.clone());
+        bench_case_with(c, "sphere_on_two_spheres_rattle", s, Integrator::Rattle);
     }
 }
 
