@@ -59,7 +59,7 @@ enum Command {
     Paper {
         /// `all`; `main` (all but the rolling-disc study: what runs with no command); or one
         /// case: disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc, rolling_disc (the LCP
-        /// study of Figure 1, about 15 s).
+        /// study of Figure 1, about 10 s on 2 cores).
         #[arg(default_value = "all")]
         case: String,
         /// Where the scenario files are.

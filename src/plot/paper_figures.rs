@@ -556,3 +556,23 @@ pub fn example_3(out: &Path, plots: &Path) -> Result<Vec<PathBuf>, PlotError> {
     )?;
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::decimate;
+
+    #[test]
+    fn decimate_bounds_the_points_and_keeps_a_one_sample_spike() {
+        let mut pts: Vec<(f64, f64)> = (0..15001).map(|i| (i as f64 * 1e-4, 0.0)).collect();
+        pts[3356].1 = 27000.0;
+        let d = decimate(&pts, 600);
+        assert!(d.len() <= 2 * 600 + 2, "{} points", d.len());
+        assert_eq!(d.first(), pts.first());
+        assert_eq!(d.last(), pts.last());
+        assert!(d.contains(&pts[3356]), "the spike is lost");
+        // In order (the first sample may be repeated as its bucket's lowest).
+        assert!(d.windows(2).all(|w| w[0].0 <= w[1].0), "out of order");
+        // Short curves are kept as they are.
+        assert_eq!(decimate(&pts[..100], 600), pts[..100].to_vec());
+    }
+}
