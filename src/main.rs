@@ -17,7 +17,7 @@ use std::process::ExitCode;
 ///
 /// With no command: the main job, the paper cases (Examples 1, 2 and 3) from `paper_cases/`,
 /// their runs written under `runs/`, their figures under `plots/`, and a table of the paper's
-/// claims against what is measured.
+/// claims against what is measured (`paper main`; `paper all` adds Figure 1's LCP study).
 #[derive(Parser)]
 #[command(version, about)]
 struct Cli {
@@ -57,7 +57,9 @@ enum Command {
     /// Run the paper's cases, write the paper's figures and print their claims against the
     /// measurements.
     Paper {
-        /// `all`, or a case name (disc_on_plane, sphere_on_two_spheres).
+        /// `all`; `main` (all but the rolling-disc study: what runs with no command); or one
+        /// case: disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc, rolling_disc (the LCP
+        /// study of Figure 1, about 10 s on 2 cores).
         #[arg(default_value = "all")]
         case: String,
         /// Where the scenario files are.
@@ -83,7 +85,7 @@ enum Command {
         /// Where the scenario files are (the study uses disc_on_plane.toml).
         #[arg(long, default_value = default_cases())]
         cases: PathBuf,
-        /// Where the tables go.
+        /// Where the tables (fig1_*.csv) and figures (fig1a_*, fig1b_*) go.
         #[arg(long, default_value = "plots")]
         out: PathBuf,
         /// Simulated duration in seconds (default: the paper's 5 s; rocking: 10 s).
@@ -103,7 +105,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => paper_cases(
-            "all",
+            "main",
             Path::new(default_cases()),
             Path::new("runs"),
             Path::new("plots"),
@@ -155,37 +157,49 @@ fn main() -> ExitCode {
 }
 
 fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(), String> {
-    let claims = match case {
-        "all" => paper::rigid_cases(cases, out).and_then(|mut c| {
+    let mut claims = match case {
+        "all" | "main" => paper::rigid_cases(cases, out).and_then(|mut c| {
             c.extend(paper::example_3(cases, out)?);
             Ok(c)
         }),
         "quasi_rigid_disc" => paper::example_3(cases, out),
         "disc_on_plane" => paper::example_1(cases, out),
         "sphere_on_two_spheres" => paper::example_2(cases, out),
+        "rolling_disc" => Ok(Vec::new()),
         other => {
             return Err(format!(
-                "unknown paper case `{other}` (known: all, disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc)"
+                "unknown paper case `{other}` (known: all, main, disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc, rolling_disc)"
             ));
         }
     }
     .map_err(|e| e.to_string())?;
     let mut figures = Vec::new();
-    if matches!(case, "all" | "disc_on_plane") {
-        figures.extend(
-            plot::paper_figures::example_1(&out.join("disc_on_plane"), plots)
-                .map_err(|e| e.to_string())?,
-        );
-    }
-    if matches!(case, "all" | "sphere_on_two_spheres") {
+    if matches!(case, "all" | "main" | "sphere_on_two_spheres") {
         figures.extend(
             plot::paper_figures::example_2(&out.join("sphere_on_two_spheres"), plots)
                 .map_err(|e| e.to_string())?,
         );
     }
+    if matches!(case, "all" | "main" | "quasi_rigid_disc") {
+        figures.extend(plot::paper_figures::example_3(out, plots).map_err(|e| e.to_string())?);
+    }
+    if matches!(case, "all" | "rolling_disc") {
+        use implicit_contact::study::RollingDiscConfig;
+        eprintln!("Running the rolling-disc study (Figure 1, 5 s, 10 configurations)…");
+        let config = RollingDiscConfig {
+            progress: true,
+            ..RollingDiscConfig::default()
+        };
+        let data = paper::rolling_disc(cases, config).map_err(|e| e.to_string())?;
+        data.write_csv(plots).map_err(|e| e.to_string())?;
+        claims.extend(paper::rolling_disc_claims(&data));
+        figures.extend(plot::paper_figures::figure_1(&data, plots).map_err(|e| e.to_string())?);
+    }
     println!("The paper's claims (Chakraborty, Berard, Akella & Trinkle, §6) against this run:");
     print!("{}", paper::format_claims(&claims));
-    println!("Runs written under {}/.", out.display());
+    if case != "rolling_disc" {
+        println!("Runs written under {}/.", out.display());
+    }
     let names: Vec<String> = figures
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))
@@ -387,12 +401,23 @@ fn rolling_disc_study(
     };
     let data = rolling_disc(&scene, &config).map_err(|e| e.to_string())?;
     data.write_csv(out).map_err(|e| e.to_string())?;
+    let figures = plot::paper_figures::figure_1(&data, out).map_err(|e| e.to_string())?;
     println!("Rolling disc (paper Figure 1): kinetic energy lost in {duration} s");
     print!("{}", data.table());
+    println!("The paper's claims about Figure 1 against this study:");
+    print!(
+        "{}",
+        paper::format_claims(&paper::rolling_disc_claims(&data))
+    );
+    let names: Vec<String> = figures
+        .iter()
+        .filter_map(|p| p.file_name().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
     println!(
-        "Written {} and {} in {:.1} s.",
+        "Written {}, {} and {} in {:.1} s.",
         out.join("fig1_energy_loss.csv").display(),
         out.join("fig1_kinetic_energy.csv").display(),
+        names.join(", "),
         start.elapsed().as_secs_f64()
     );
     Ok(())

@@ -11,7 +11,11 @@
 //! | Example 2 | contact 1 separates at ≈ 3.2 s | within ±0.15 s |
 //! | Example 2 | contact 2 separates at ≈ 3.6 s | within ±0.15 s |
 //! | Example 2 | sliding contacts lie on the friction ellipsoid, rolling ones inside | to 1e-10 |
-//!
+//! | Figure 1 (LCP study) | implicit circle loses nothing | loss ≤ 1e-6 |
+//! | Figure 1 | at h = 0.01 the loss falls as N grows | each N loses at most 1 % of K₀ more than the previous |
+//! | Figure 1 | N = 1000 and 10000 indistinguishable at h = 0.01 | max \|ΔK\| ≤ 1 % of K₀ ([`INDISTINGUISHABLE`]) |
+//! | Figure 1 | with N = 1000 the loss falls as h decreases | as for N |
+//! | Figure 1 | a limit: h = 0.001 and 0.0001 indistinguishable | max \|ΔK\| ≤ 1 % of K₀ |
 //! | Example 3 | core impact at ≈ 0.34 s (δ_max = 0.05) | within ±0.01 s |
 //! | Example 3 | large core impulse, velocity jumps to zero | `p_nr > 100 p_ns`; `|v_y| ≤ 1e-2` two steps on |
 //! | Example 3 | no core impulse with δ_max = 1 | exactly 0 |
@@ -50,6 +54,9 @@ pub enum PaperError {
     /// The run failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The rolling-disc study failed.
+    #[error(transparent)]
+    Study(#[from] crate::study::StudyError),
     /// The scenario is not the expected kind.
     #[error("{0}")]
     Unexpected(String),
@@ -364,6 +371,127 @@ pub fn example_3(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
             holds: core.time_per_step < 0.03,
         },
     ])
+}
+
+/// Two kinetic-energy curves of the rolling-disc study are "indistinguishable" (the paper's word
+/// for Figure 1) when they differ by at most this fraction of the initial kinetic energy at every
+/// common sample: 1 %, under a line width on the figure's 0–7.8 J axis.
+pub const INDISTINGUISHABLE: f64 = 0.01;
+
+/// Runs the rolling-disc study of Figure 1 on `cases/disc_on_plane.toml` with `config` (its
+/// solver and LCP settings taken from the file).
+pub fn rolling_disc(
+    cases: &Path,
+    config: crate::study::RollingDiscConfig,
+) -> Result<crate::study::RollingDiscData, PaperError> {
+    let scenario = scenario::load(cases.join("disc_on_plane.toml"))?;
+    let AnyScene::Planar(scene) = scenario.scene else {
+        return Err(PaperError::Unexpected("disc_on_plane must be 2D".into()));
+    };
+    let config = crate::study::RollingDiscConfig {
+        solver: scenario.solver.clone(),
+        lcp: scenario.lcp.clone(),
+        ..config
+    };
+    Ok(crate::study::rolling_disc::rolling_disc(&scene, &config)?)
+}
+
+/// The paper's claims about Figure 1 (§1, §6.1) against the study's data. A claim whose
+/// configurations the study did not run (a reduced configuration) is left out.
+pub fn rolling_disc_claims(data: &crate::study::RollingDiscData) -> Vec<Claim> {
+    use crate::study::Formulation;
+    let case = "rolling_disc (Fig. 1)".to_string();
+    let c = &data.config;
+    let (ha, nb) = (c.figure_a_time_step, c.figure_b_vertices);
+    let lcp = |n: usize, h: f64| data.find(Formulation::Lcp { vertices: n }, h);
+    // Largest |K₁ − K₂| / K₀ over the samples the two series share.
+    let gap = |a: &crate::study::Series, b: &crate::study::Series| {
+        let k0 = a.kinetic_energy.first().copied().unwrap_or(f64::NAN);
+        a.time
+            .iter()
+            .zip(&a.kinetic_energy)
+            .zip(b.time.iter().zip(&b.kinetic_energy))
+            .filter(|((ta, _), (tb, _))| (*ta - *tb).abs() <= 1e-9)
+            .map(|((_, ka), (_, kb))| ((ka - kb) / k0).abs())
+            .fold(0.0f64, f64::max)
+    };
+    // `N = 10, 100: 0.986, 0.417`
+    let list = |name: &str, items: &[(String, f64)]| {
+        let keys: Vec<&str> = items.iter().map(|(k, _)| k.as_str()).collect();
+        let values: Vec<String> = items.iter().map(|(_, v)| format!("{v:.3}")).collect();
+        format!("{name} = {}: {}", keys.join(", "), values.join(", "))
+    };
+    let falls = |v: &[(String, f64)]| v.windows(2).all(|w| w[1].1 <= w[0].1 + INDISTINGUISHABLE);
+    let t = c.duration;
+    let mut claims = Vec::new();
+    if let Some(s) = data.find(Formulation::Implicit, ha) {
+        claims.push(Claim {
+            case: case.clone(),
+            claim: format!("implicit circle, h = {ha}: no energy loss (within 1e-6)"),
+            measured: format!("lost {:.1e} in {t} s", s.energy_lost_fraction),
+            holds: s.energy_lost_fraction.abs() <= 1e-6,
+        });
+    }
+    let a: Vec<(String, f64)> = data
+        .figure_a()
+        .into_iter()
+        .filter_map(|s| {
+            s.configuration
+                .formulation
+                .vertices()
+                .map(|n| (n.to_string(), s.energy_lost_fraction))
+        })
+        .collect();
+    if a.len() >= 2 {
+        let holds = falls(&a);
+        claims.push(Claim {
+            case: case.clone(),
+            claim: format!("LCP, h = {ha}: energy loss falls as N grows"),
+            measured: format!(
+                "lost {}{}",
+                list("N", &a),
+                if holds { "" } else { " (see README)" }
+            ),
+            holds,
+        });
+    }
+    if let (Some(s1), Some(s2)) = (lcp(1000, ha), lcp(10000, ha)) {
+        let g = gap(s1, s2);
+        claims.push(Claim {
+            case: case.clone(),
+            claim: format!("LCP, h = {ha}: N = 1000 and 10000 indistinguishable"),
+            measured: format!("max |ΔK|/K₀ {g:.1e} (limit {INDISTINGUISHABLE})"),
+            holds: g <= INDISTINGUISHABLE,
+        });
+    }
+    let b: Vec<(String, f64)> = data
+        .figure_b()
+        .into_iter()
+        .map(|s| {
+            (
+                s.configuration.time_step.to_string(),
+                s.energy_lost_fraction,
+            )
+        })
+        .collect();
+    if b.len() >= 2 {
+        claims.push(Claim {
+            case: case.clone(),
+            claim: format!("LCP, N = {nb}: energy loss falls as h decreases"),
+            measured: format!("lost {}", list("h", &b)),
+            holds: falls(&b),
+        });
+    }
+    if let (Some(s1), Some(s2)) = (lcp(nb, 0.001), lcp(nb, 0.0001)) {
+        let g = gap(s1, s2);
+        claims.push(Claim {
+            case,
+            claim: format!("LCP, N = {nb}: loss limit; h = 0.001 and 0.0001 indistinguishable"),
+            measured: format!("max |ΔK|/K₀ {g:.1e} (limit {INDISTINGUISHABLE})"),
+            holds: g <= INDISTINGUISHABLE,
+        });
+    }
+    claims
 }
 
 /// Runs the rigid paper cases (Examples 1 and 2) from `cases`, writing runs into `out_dir`.

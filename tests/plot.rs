@@ -268,3 +268,92 @@ fn the_same_run_gives_the_same_animation() {
     assert!(gifs[0].len() > 1000);
     assert!(gifs[0] == gifs[1], "two animations of one run differ");
 }
+
+#[test]
+fn the_rolling_disc_study_draws_fig_1a_and_1b() {
+    let (a, b) = (temp_dir("study-a"), temp_dir("study-b"));
+    let mut bytes = Vec::new();
+    for out in [&a, &b] {
+        // A short version of the study (0.2 s instead of 5 s): the same configurations.
+        let o = run(&[
+            "study",
+            "rolling-disc",
+            "--duration",
+            "0.2",
+            "--threads",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let stdout = text(&o.stdout);
+        assert!(
+            stdout.contains("N = 1000 and 10000 indistinguishable"),
+            "{stdout}"
+        );
+        for stem in ["fig1a_rolling_disc_energy", "fig1b_rolling_disc_time_step"] {
+            check_svg(&out.join(format!("{stem}.svg")));
+            let (_, _, dark) = check_png(&out.join(format!("{stem}.png")));
+            assert!(dark > 200, "{stem}: no title drawn");
+        }
+        bytes.push(
+            [
+                "fig1a_rolling_disc_energy.png",
+                "fig1b_rolling_disc_time_step.svg",
+            ]
+            .map(|f| std::fs::read(out.join(f)).unwrap()),
+        );
+    }
+    assert!(
+        bytes[0] == bytes[1],
+        "two runs of the study draw different figures"
+    );
+    // Fig. 1a holds the implicit circle and every polygon; Fig. 1b every time step.
+    let svg = std::fs::read_to_string(a.join("fig1a_rolling_disc_energy.svg")).unwrap();
+    for label in ["implicit circle", "LCP, N = 10", "LCP, N = 10000"] {
+        assert!(svg.contains(label), "Fig. 1a has no `{label}`");
+    }
+    let svg = std::fs::read_to_string(a.join("fig1b_rolling_disc_time_step.svg")).unwrap();
+    for label in ["h = 0.01 s", "h = 0.0001 s"] {
+        assert!(svg.contains(label), "Fig. 1b has no `{label}`");
+    }
+}
+
+#[test]
+fn paper_figures_7_and_8_are_written_for_example_3() {
+    let out = temp_dir("paper-quasi");
+    let plots = out.join("plots");
+    let o = run(&[
+        "paper",
+        "quasi_rigid_disc",
+        "--out",
+        out.to_str().unwrap(),
+        "--plots",
+        plots.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for stem in [
+        "fig7a_core_force",
+        "fig7b_spring_force",
+        "fig7c_position",
+        "fig7d_velocity",
+        "fig7e_energy",
+        "fig8a_energy",
+        "fig8b_normal_force",
+        "fig8c_position",
+        "fig8d_velocity",
+    ] {
+        check_svg(&plots.join(format!("{stem}.svg")));
+        let (_, _, dark) = check_png(&plots.join(format!("{stem}.png")));
+        assert!(dark > 200, "{stem}: no title drawn");
+    }
+    // The energy figures show both integrators.
+    for stem in ["fig7e_energy", "fig8a_energy"] {
+        let svg = std::fs::read_to_string(plots.join(format!("{stem}.svg"))).unwrap();
+        assert!(
+            svg.contains("total (euler)") && svg.contains("total (midpoint)"),
+            "{stem}: both integrators"
+        );
+    }
+    assert!(!plots.join("fig1a_rolling_disc_energy.svg").exists());
+}
