@@ -30,6 +30,8 @@
 use super::dense::Lu;
 use super::sparse::{SparseJacobian, SparseLu};
 use nalgebra::DMatrix;
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 const NONE: usize = usize::MAX;
 /// Etas kept before the basis is refactorised from scratch.
@@ -45,6 +47,11 @@ pub(crate) enum Var {
     S,
 }
 
+/// Pivots of a trace before its states are remembered for loop detection: ordinary traces
+/// (a handful of pivots) then pay nothing for it, and a loop is still caught within this many
+/// pivots plus one round of it.
+const LOOP_CHECK_AFTER: usize = 32;
+
 /// A 64-bit key of one fact about a basis (splitmix64 of `tag · n + i`): the state key of a
 /// basis is the XOR of the keys of its facts. Deterministic, so traces are reproducible.
 fn state_key(tag: u64, i: usize) -> u64 {
@@ -55,6 +62,24 @@ fn state_key(tag: u64, i: usize) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// The identity hasher of the (already mixed) state keys.
+#[derive(Debug, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// The starting state of index `i`.
@@ -127,8 +152,9 @@ pub(crate) struct Pivoter {
     /// bound sides, entering variable and direction) it had already visited: from there the
     /// pivot rule, which depends on the state only, would repeat the same loop forever.
     pub cycled: bool,
-    /// State keys visited by the current trace (see `state_hash`).
-    visited: std::collections::HashSet<u64>,
+    /// State keys visited by the current trace (see `state_hash`); the keys are already
+    /// mixed, so the set hashes them by identity.
+    visited: HashSet<u64, BuildHasherDefault<KeyHasher>>,
     /// Breakpoints of the path in `x = z − w`, `n` values each, starting point first.
     pub path_x: Vec<f64>,
     /// The value of `s` at each breakpoint.
@@ -685,7 +711,9 @@ impl Pivoter {
         self.resize(n);
         self.pivots = 0;
         self.cycled = false;
-        self.visited.clear();
+        if !self.visited.is_empty() {
+            self.visited.clear();
+        }
         self.spos = NONE;
         self.s_nonbasic = s0;
         for i in 0..n {
@@ -733,9 +761,11 @@ impl Pivoter {
             // frictional impulses makes it so at the solution) the component can be a loop that
             // goes round through `s > s0` and back without reaching `s = 0`. The loop measured on
             // a row of discs with friction was 12 nondegenerate pivots, repeated to the 10 000
-            // pivot limit, several times per step. Stop at the first repeat and keep the best
-            // point reached.
-            if !self.visited.insert(self.state_hash(entering, dir)) {
+            // pivot limit, several times per step. Stop at the first repeat (states are
+            // remembered from pivot `LOOP_CHECK_AFTER` on) and keep the best point reached.
+            if self.pivots >= LOOP_CHECK_AFTER
+                && !self.visited.insert(self.state_hash(entering, dir))
+            {
                 self.cycled = true;
                 self.extract(a);
                 self.keep_best_prefix(record);
