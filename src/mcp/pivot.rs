@@ -649,6 +649,8 @@ impl Pivoter {
     /// every nonbasic `z`, whether `s` is basic, and the entering variable with its direction.
     /// Everything the next pivot depends on besides rounding: `s`, when nonbasic, is at `s0`
     /// (it leaves only to end the trace), and the basic values follow from the rest.
+    #[cold]
+    #[inline(never)]
     fn state_hash(&self, entering: Var, dir: f64) -> u64 {
         let mut h = 0u64;
         for i in 0..self.n {
@@ -676,6 +678,8 @@ impl Pivoter {
     /// of least `s` (the farthest it got towards the end) and sets `s` to that value, so that
     /// the caller searches along the useful part of the path instead of the part that came
     /// back.
+    #[cold]
+    #[inline(never)]
     fn keep_best_prefix(&mut self, record: bool) {
         if !record || self.path_s.is_empty() {
             return;
