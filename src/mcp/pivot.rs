@@ -30,6 +30,8 @@
 use super::dense::Lu;
 use super::sparse::{SparseJacobian, SparseLu};
 use nalgebra::DMatrix;
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 const NONE: usize = usize::MAX;
 /// Etas kept before the basis is refactorised from scratch.
@@ -43,6 +45,41 @@ pub(crate) enum Var {
     Z(usize),
     W(usize),
     S,
+}
+
+/// Pivots of a trace before its states are remembered for loop detection: ordinary traces
+/// (a handful of pivots) then pay nothing for it, and a loop is still caught within this many
+/// pivots plus one round of it.
+const LOOP_CHECK_AFTER: usize = 32;
+
+/// A 64-bit key of one fact about a basis (splitmix64 of `tag · n + i`): the state key of a
+/// basis is the XOR of the keys of its facts. Deterministic, so traces are reproducible.
+fn state_key(tag: u64, i: usize) -> u64 {
+    let mut x = tag
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(i as u64)
+        .wrapping_add(0xD1B5_4A32_D192_ED03);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The identity hasher of the (already mixed) state keys.
+#[derive(Debug, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 /// The starting state of index `i`.
@@ -111,6 +148,13 @@ pub(crate) struct Pivoter {
     pub s: f64,
     /// Pivots of the last trace (bound flips included).
     pub pivots: usize,
+    /// The last trace ended ([`Outcome::PivotLimit`]) because it came back to a state (basis,
+    /// bound sides, entering variable and direction) it had already visited: from there the
+    /// pivot rule, which depends on the state only, would repeat the same loop forever.
+    pub cycled: bool,
+    /// State keys visited by the current trace (see `state_hash`); the keys are already
+    /// mixed, so the set hashes them by identity.
+    visited: HashSet<u64, BuildHasherDefault<KeyHasher>>,
     /// Breakpoints of the path in `x = z − w`, `n` values each, starting point first.
     pub path_x: Vec<f64>,
     /// The value of `s` at each breakpoint.
@@ -601,6 +645,56 @@ impl Pivoter {
         best
     }
 
+    /// The state key of the current basis: which variable is basic at each index, the side of
+    /// every nonbasic `z`, whether `s` is basic, and the entering variable with its direction.
+    /// Everything the next pivot depends on besides rounding: `s`, when nonbasic, is at `s0`
+    /// (it leaves only to end the trace), and the basic values follow from the rest.
+    #[cold]
+    #[inline(never)]
+    fn state_hash(&self, entering: Var, dir: f64) -> u64 {
+        let mut h = 0u64;
+        for i in 0..self.n {
+            if self.zpos[i] != NONE {
+                h ^= state_key(1, i);
+            } else if self.at_upper[i] {
+                h ^= state_key(2, i);
+            }
+            if self.wpos[i] != NONE {
+                h ^= state_key(3, i);
+            }
+        }
+        if self.spos != NONE {
+            h ^= state_key(4, 0);
+        }
+        let e = match entering {
+            Var::Z(j) => state_key(5, j),
+            Var::W(j) => state_key(6, j),
+            Var::S => state_key(7, 0),
+        };
+        h ^ e.rotate_left(if dir > 0.0 { 17 } else { 0 })
+    }
+
+    /// After a trace that stopped before `s = 0`: cuts the recorded path after its breakpoint
+    /// of least `s` (the farthest it got towards the end) and sets `s` to that value, so that
+    /// the caller searches along the useful part of the path instead of the part that came
+    /// back.
+    #[cold]
+    #[inline(never)]
+    fn keep_best_prefix(&mut self, record: bool) {
+        if !record || self.path_s.is_empty() {
+            return;
+        }
+        let mut best = 0;
+        for (k, &sk) in self.path_s.iter().enumerate() {
+            if sk < self.path_s[best] {
+                best = k;
+            }
+        }
+        self.path_s.truncate(best + 1);
+        self.path_x.truncate((best + 1) * self.n);
+        self.s = self.path_s[best];
+    }
+
     /// Traces the path from the known solution `(z0, w0)` at `s = s0` down to `s = 0`.
     ///
     /// `start[i]` says which of `z_i`, `w_i` is basic at the start; `z0`, `w0` must be
@@ -620,6 +714,10 @@ impl Pivoter {
         let n = a.q.len();
         self.resize(n);
         self.pivots = 0;
+        self.cycled = false;
+        if !self.visited.is_empty() {
+            self.visited.clear();
+        }
         self.spos = NONE;
         self.s_nonbasic = s0;
         for i in 0..n {
@@ -655,6 +753,26 @@ impl Pivoter {
         loop {
             if self.pivots >= pivot_limit {
                 self.extract(a);
+                self.keep_best_prefix(record);
+                return Outcome::PivotLimit;
+            }
+            // Loop detection. The pivot rule (ratio test, lexicographic ties) is a function of
+            // the state, so a trace that returns to a visited state repeats the same loop until
+            // the pivot limit. That happens in two ways: cycling among degenerate bases when
+            // rounding defeats the lexicographic rule, and, without any degeneracy, a closed
+            // path. The Newton path starts *inside* its path component (at `s0`, not on a ray as
+            // Lemke's method does), so when the linearisation is singular (a continuum of
+            // frictional impulses makes it so at the solution) the component can be a loop that
+            // goes round through `s > s0` and back without reaching `s = 0`. The loop measured on
+            // a row of discs with friction was 12 nondegenerate pivots, repeated to the 10 000
+            // pivot limit, several times per step. Stop at the first repeat (states are
+            // remembered from pivot `LOOP_CHECK_AFTER` on) and keep the best point reached.
+            if self.pivots >= LOOP_CHECK_AFTER
+                && !self.visited.insert(self.state_hash(entering, dir))
+            {
+                self.cycled = true;
+                self.extract(a);
+                self.keep_best_prefix(record);
                 return Outcome::PivotLimit;
             }
             let mut delta = std::mem::take(&mut self.delta);
