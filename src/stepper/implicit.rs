@@ -975,15 +975,19 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let slot = &self.slots[s];
             let l = slot.block.layout();
             let body = &self.scene.bodies[slot.body1];
+            let a_at = k;
+            k += l.dim;
+            if !self.may_pass_through(slot, h) {
+                continue;
+            }
             let end = match self.layout.range(slot.body1) {
                 Some(r) if !body.fixed => {
                     crate::model::end_of_step_pose(&body.pose, &Twist::from_slice(&self.z[r]), h)
                 }
                 _ => body.pose,
             };
-            let a_start = S::vector_from_fn(|d| self.start_points[k + d]);
+            let a_start = S::vector_from_fn(|d| self.start_points[a_at + d]);
             let a_end = S::vector_from_fn(|d| self.z[slot.offset + l.a1 + d]);
-            k += l.dim;
             let f = slot.block.function_f();
             let n_start = crate::geometry::world_eval(f, &body.pose, &a_start).gradient;
             let n_end = crate::geometry::world_eval(f, &end, &a_end).gradient;
@@ -992,6 +996,31 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         false
+    }
+
+    /// Whether the two parts of a contact can have passed through each other in a step of
+    /// `h` at the solved twists: the points of either part move by at most
+    /// `h (|v| + |ω| ρ)` (`ρ` the farthest reach of the part from its body's origin), and
+    /// passing through the thinner bounded part takes at least its diameter.
+    fn may_pass_through(&self, slot: &Slot<S>, h: f64) -> bool {
+        let (i, pi, j, pj) = slot.pair;
+        let mut travel = 0.0;
+        let mut thinnest = f64::INFINITY;
+        for (b, p) in [(i, pi), (j, pj)] {
+            let body = &self.scene.bodies[b];
+            let part = &body.shape.parts()[p];
+            let (Some(c), Some(r)) = (part.interior_point(), part.bounding_radius()) else {
+                continue;
+            };
+            thinnest = thinnest.min(2.0 * r);
+            if let Some(range) = self.layout.range(b) {
+                let nu = &self.z[range];
+                let v = (0..S::DIM).map(|d| nu[d] * nu[d]).sum::<f64>().sqrt();
+                let w = nu[S::DIM..].iter().map(|x| x * x).sum::<f64>().sqrt();
+                travel += h * (v + w * (S::norm(&c) + r));
+            }
+        }
+        travel >= thinnest
     }
 
     /// Copies the closest points `a₁, a₂` of every contact (the start-of-step guess) into
