@@ -10,7 +10,7 @@ mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::scenario::{self, AnyScene};
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use implicit_contact::stepper::ImplicitStepper;
 use std::path::Path;
 use std::time::Duration;
 
@@ -23,11 +23,7 @@ fn bench_case(c: &mut Criterion, file: &str) {
         panic!("{file} is 2D")
     };
     let steps = scene.step_count();
-    let settings = StepperSettings {
-        solver: scenario.solver.clone(),
-        integrator: scenario.integrator,
-        ..StepperSettings::default()
-    };
+    let settings = scenario.stepper_settings();
     let fresh = || ImplicitStepper::new(scene.clone(), settings.clone()).unwrap();
     common::report_run(&scenario.name, steps, fresh());
     common::bench_steps(c, &scenario.name, steps, fresh);

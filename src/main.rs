@@ -6,9 +6,7 @@ use implicit_contact::paper;
 use implicit_contact::plot::{self, AnimationRecorder};
 use implicit_contact::run::{self, Recordable};
 use implicit_contact::scenario::{self, AnyScene, Stepper};
-use implicit_contact::stepper::{
-    ImplicitStepper, LcpSettings, LcpStepper, StepperSettings, TimeStepper,
-};
+use implicit_contact::stepper::{ImplicitStepper, LcpSettings, LcpStepper, TimeStepper};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -240,11 +238,7 @@ fn run_scenario(
     if let Some(t) = duration {
         scenario = scenario.with_duration(t).map_err(|e| e.to_string())?;
     }
-    let settings = StepperSettings {
-        solver: scenario.solver.clone(),
-        integrator: scenario.integrator,
-        ..StepperSettings::default()
-    };
+    let settings = scenario.stepper_settings();
     let lcp = scenario.lcp.clone();
     match (scenario.stepper, scenario.scene) {
         (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(

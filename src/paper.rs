@@ -26,7 +26,7 @@
 
 use crate::run::{self, RunError};
 use crate::scenario::{self, AnyScene, ScenarioError};
-use crate::stepper::{ImplicitStepper, StepperError, StepperSettings};
+use crate::stepper::{ImplicitStepper, StepperError};
 use std::path::Path;
 
 /// One row of the claims table.
@@ -75,15 +75,11 @@ fn steps_of(duration: f64, h: f64) -> usize {
 /// Runs `paper_cases/disc_on_plane.toml` (Example 1), writing its run into `out_dir`.
 pub fn example_1(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError> {
     let scenario = scenario::load(cases.join("disc_on_plane.toml"))?;
+    let settings = scenario.stepper_settings();
     let AnyScene::Planar(scene) = scenario.scene else {
         return Err(PaperError::Unexpected("disc_on_plane must be 2D".into()));
     };
     let steps = steps_of(scene.duration, scene.time_step);
-    let settings = StepperSettings {
-        solver: scenario.solver.clone(),
-        integrator: scenario.integrator,
-        ..StepperSettings::default()
-    };
     let mut stepper = ImplicitStepper::new(scene, settings)?;
     let ke0 = stepper.scene.kinetic_energy();
     let (mut drift, mut penetration) = (0.0f64, 0.0f64);
@@ -123,6 +119,7 @@ pub fn example_1(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
 /// Runs `paper_cases/sphere_on_two_spheres.toml` (Example 2), writing its run into `out_dir`.
 pub fn example_2(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError> {
     let scenario = scenario::load(cases.join("sphere_on_two_spheres.toml"))?;
+    let settings = scenario.stepper_settings();
     let AnyScene::Spatial(scene) = scenario.scene else {
         return Err(PaperError::Unexpected(
             "sphere_on_two_spheres must be 3D".into(),
@@ -131,11 +128,6 @@ pub fn example_2(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
     let steps = steps_of(scene.duration, scene.time_step);
     let big = scene.body_index("big");
     let medium = scene.body_index("medium");
-    let settings = StepperSettings {
-        solver: scenario.solver.clone(),
-        integrator: scenario.integrator,
-        ..StepperSettings::default()
-    };
     let mut stepper = ImplicitStepper::new(scene, settings)?;
     // The paper's contact 1 is with the radius-10 sphere ("big"), contact 2 with "medium".
     let contacts = stepper.contacts();
@@ -245,15 +237,11 @@ struct QuasiRun {
 
 fn example_3_run(cases: &Path, out_dir: &Path, file: &str) -> Result<QuasiRun, PaperError> {
     let scenario = scenario::load(cases.join(file))?;
+    let settings = scenario.stepper_settings();
     let AnyScene::Planar(scene) = scenario.scene else {
         return Err(PaperError::Unexpected(format!("{file} must be 2D")));
     };
     let steps = steps_of(scene.duration, scene.time_step);
-    let settings = StepperSettings {
-        solver: scenario.solver.clone(),
-        integrator: scenario.integrator,
-        ..StepperSettings::default()
-    };
     let mut stepper = ImplicitStepper::new(scene, settings)?;
     let energy = |s: &ImplicitStepper<crate::geometry::Planar>| {
         s.scene.kinetic_energy() + s.scene.potential_energy() + s.elastic_energy()

@@ -224,6 +224,16 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The implicit stepper's settings this scenario asks for: its solver settings and
+    /// integrator, defaults otherwise.
+    pub fn stepper_settings(&self) -> crate::stepper::StepperSettings {
+        crate::stepper::StepperSettings {
+            solver: self.solver.clone(),
+            integrator: self.integrator,
+            ..crate::stepper::StepperSettings::default()
+        }
+    }
+
     /// The same scenario with another time step (e.g. a command-line override), checked like
     /// the file's `simulation.time_step`.
     pub fn with_time_step(&self, time_step: f64) -> Result<Self, ScenarioError> {

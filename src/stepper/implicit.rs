@@ -276,6 +276,23 @@ pub struct StepReport {
     pub wall_time: Duration,
 }
 
+impl StepReport {
+    /// A report of a step not yet taken, for the solver `kind`.
+    pub fn new(kind: crate::mcp::SolverKind) -> Self {
+        Self {
+            solve: SolveReport::new(kind),
+            newton_iterations: 0,
+            residual: 0.0,
+            retries: 0,
+            converged: false,
+            failure: None,
+            contacts: 0,
+            redos: 0,
+            wall_time: Duration::ZERO,
+        }
+    }
+}
+
 /// The geometrically implicit stepper: a scene, its candidate contacts and the warm start.
 pub struct ImplicitStepper<S: Dynamics> {
     /// The scene, advanced in place.
@@ -834,17 +851,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     pub fn step(&mut self) -> StepReport {
         let start = Instant::now();
         let h = self.scene.time_step;
-        let mut report = StepReport {
-            solve: SolveReport::new(crate::mcp::SolverKind::PathSearch),
-            newton_iterations: 0,
-            residual: 0.0,
-            retries: 0,
-            converged: false,
-            failure: None,
-            contacts: 0,
-            redos: 0,
-            wall_time: Duration::ZERO,
-        };
+        let mut report = StepReport::new(crate::mcp::SolverKind::PathSearch);
         if let Err(e) = self.update_contacts(h) {
             report.failure = Some(e.to_string());
             report.wall_time = start.elapsed();

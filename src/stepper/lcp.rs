@@ -52,7 +52,7 @@ use crate::mcp::lemke::{Lemke, LemkeSettings};
 use crate::model::{Dynamics, Friction, Scene, VelocityLayout};
 use nalgebra::DMatrix;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Settings of the LCP stepper.
 #[derive(Debug, Clone, PartialEq)]
@@ -409,17 +409,7 @@ impl<S: Dynamics> LcpStepper<S> {
     pub fn step(&mut self) -> StepReport {
         let start = Instant::now();
         let h = self.scene.time_step;
-        let mut report = StepReport {
-            solve: SolveReport::new(crate::mcp::SolverKind::Lemke),
-            newton_iterations: 0,
-            residual: 0.0,
-            retries: 0,
-            converged: false,
-            failure: None,
-            contacts: 0,
-            redos: 0,
-            wall_time: Duration::ZERO,
-        };
+        let mut report = StepReport::new(crate::mcp::SolverKind::Lemke);
         report.converged = self.advance(h, 0, &mut report);
         report.contacts = self.states.len();
         if report.converged {
