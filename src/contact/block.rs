@@ -196,6 +196,11 @@ pub struct ContactBlock<S: Space> {
     pub(super) layout: ContactLayout,
     /// The compliant layer and its state, for a quasi-rigid contact.
     pub(super) quasi: Option<QuasiRigid>,
+    /// Second-order integrators: the world-frame lever arms `a_b − c_b` of the contact points
+    /// at the start of the step (body 1, body 2). The slip rows then use the trapezoidal lever
+    /// `½ (r_start + r_end)`, so that `h (v + ω × r)` is the step's rolling displacement to
+    /// second order; `None`: the end-of-step lever (the paper's rows).
+    start_levers: Option<[Vec3; 2]>,
 }
 
 /// A unit reference direction for the 3D tangent basis, well away from `n`: the coordinate
@@ -224,7 +229,14 @@ impl<S: Space> ContactBlock<S> {
             tangent_reference: S::unit_vector(0),
             layout,
             quasi: None,
+            start_levers: None,
         })
+    }
+
+    /// Sets (or with `None` clears) the start-of-step lever arms `a₁ − c₁`, `a₂ − c₂` (world
+    /// frame) of the slip rows' trapezoidal lever; see the field's docs.
+    pub fn set_start_levers(&mut self, levers: Option<(S::Vector, S::Vector)>) {
+        self.start_levers = levers.map(|(r1, r2)| [arr::<S>(&r1), arr::<S>(&r2)]);
     }
 
     /// Sets the 3D tangent reference direction `e` (ignored in 2D); it must not be parallel to
@@ -383,9 +395,21 @@ impl<S: Space> ContactBlock<S> {
         let r1s = a1s - pose1.position;
         let r2s = a2s - pose2.position;
 
-        // Relative velocity v_rel = u₂(a₂) − u₁(a₁) and its derivative.
-        let (u1, du1) = point_velocity(body1, &r1s, c1);
-        let (u2, du2) = point_velocity(body2, &r2s, c2);
+        // Relative velocity v_rel = u₂(a₂) − u₁(a₁) and its derivative, at the end-of-step
+        // levers or the trapezoidal ones.
+        let (u1, du1, u2, du2) = match &self.start_levers {
+            None => {
+                let (u1, du1) = point_velocity(body1, &r1s, c1, 1.0);
+                let (u2, du2) = point_velocity(body2, &r2s, c2, 1.0);
+                (u1, du1, u2, du2)
+            }
+            Some([s1, s2]) => {
+                let mid = |r: &S::Vector, s: &Vec3| (*r + S::vector_from_fn(|i| s[i])) * 0.5;
+                let (u1, du1) = point_velocity(body1, &mid(&r1s, s1), c1, 0.5);
+                let (u2, du2) = point_velocity(body2, &mid(&r2s, s2), c2, 0.5);
+                (u1, du1, u2, du2)
+            }
+        };
         let vrel: Vec3 = std::array::from_fn(|i| u2[i] - u1[i]);
         let mut dvrel = [ZERO_ROW; 3];
         for i in 0..d {
@@ -740,9 +764,15 @@ pub(super) fn value_row<S: Space>(
 }
 
 /// Velocity `u = v + ω × r` of a body's material point at lever `r`, and its derivative
-/// `δv + ω × δr + δω × r` (with `δr = δa − h δv`) on the body's compact block at `base`:
-/// `K_ω` on `a`, `I − h K_ω` on `v`, `M_r` on `ω`.
-fn point_velocity<S: Space>(step: &BodyStep<S>, r: &S::Vector, base: usize) -> (Vec3, Rows) {
+/// `δv + ω × δr + δω × r` on the body's compact block at `base`, where the lever depends on the
+/// point and the end pose as `δr = w (δa − h δv)` (`w` = `weight`: 1 for the end-of-step lever, ½ for the
+/// trapezoidal one): `w K_ω` on `a`, `I − w h K_ω` on `v`, `M_r` on `ω`.
+fn point_velocity<S: Space>(
+    step: &BodyStep<S>,
+    r: &S::Vector,
+    base: usize,
+    weight: f64,
+) -> (Vec3, Rows) {
     let (d, na) = (S::DIM, S::ANGULAR_DIM);
     let w = &step.angular_velocity;
     let u = step.linear_velocity + S::angular_cross(w, r);
@@ -752,8 +782,8 @@ fn point_velocity<S: Space>(step: &BodyStep<S>, r: &S::Vector, base: usize) -> (
         // Column j of K_ω: ω × e_j.
         let kj = S::angular_cross(w, &S::unit_vector(j));
         for i in 0..d {
-            du[i][base + j] = kj[i];
-            du[i][base + d + j] = kj[i] * -step.dtrans_dv + if i == j { 1.0 } else { 0.0 };
+            du[i][base + j] = weight * kj[i];
+            du[i][base + d + j] = weight * kj[i] * -step.dtrans_dv + if i == j { 1.0 } else { 0.0 };
         }
     }
     for i in 0..d {

@@ -557,3 +557,75 @@ fn wrenches_are_equal_and_opposite() {
     );
     check_wrench_balance(&case, &z);
 }
+
+/// The slip rows with the trapezoidal lever of the second-order integrator
+/// ([`ContactBlock::set_start_levers`]): the same exact-Jacobian check (same tolerance as
+/// [`Case::check`]), 2D and 3D, every fixed/moving configuration, and the levers change the
+/// slip rows' values (so the check is not vacuous).
+#[test]
+fn jacobian_with_trapezoidal_levers() {
+    let mut rng = Rng(0x5eed_1e7e);
+    let egg = Placed::new(
+        Ellipsoid::<Spatial>::new(Vector3::new(0.6, 0.4, 0.3)).unwrap(),
+        spatial_pose(Vector3::new(-0.1, 0.05, 0.0), Vector3::new(0.0, 0.4, 0.2)),
+    );
+    let brick = ConvexPart::<Spatial>::cuboid(Vector3::new(0.5, 0.4, 0.3)).unwrap();
+    let tooth = Placed::new(
+        Superellipse::new(Vector2::new(1.0, 0.6), 4.0).unwrap(),
+        planar_pose(-0.2, 0.1, 0.5),
+    );
+    let slab = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.4)).unwrap();
+    for (fixed1, fixed2) in CONFIGS {
+        let mut block = ContactBlock::new(egg.clone(), brick.clone(), friction()).unwrap();
+        block
+            .set_tangent_reference(Vector3::new(0.2, 0.9, 0.3))
+            .unwrap();
+        let mut case = Case {
+            block,
+            start1: spatial_pose(Vector3::new(0.0, 0.1, 0.8), Vector3::new(-0.4, 0.1, 0.6)),
+            start2: spatial_pose(Vector3::new(0.1, 0.0, 0.0), Vector3::new(0.1, 0.3, -0.2)),
+            fixed1,
+            fixed2,
+            h: 0.1,
+        };
+        for trial in 0..3 {
+            let z = case.random_state(
+                &mut rng,
+                Vector3::new(0.0, 0.1, 0.5),
+                Vector3::new(0.1, 0.0, 0.3),
+                0.2,
+            );
+            let plain = case.eval(&z).values;
+            case.block.set_start_levers(Some((
+                Vector3::new(0.05, -0.2, -0.3),
+                Vector3::new(-0.1, 0.15, 0.25),
+            )));
+            let l = case.block.layout();
+            let lever = case.eval(&z).values;
+            if !(fixed1 && fixed2) {
+                assert!((plain[l.friction] - lever[l.friction]).abs() > 1e-6);
+            }
+            case.check(&z, &format!("3D levers fixed=({fixed1},{fixed2}) {trial}"));
+            case.block.set_start_levers(None);
+        }
+        let mut block = ContactBlock::new(tooth.clone(), slab.clone(), friction()).unwrap();
+        block.set_start_levers(Some((Vector2::new(0.1, -0.4), Vector2::new(-0.2, 0.3))));
+        let case = Case {
+            block,
+            start1: planar_pose(0.0, 1.2, -0.3),
+            start2: planar_pose(0.3, -0.1, 0.2),
+            fixed1,
+            fixed2,
+            h: 0.1,
+        };
+        for trial in 0..3 {
+            let z = case.random_state(
+                &mut rng,
+                Vector2::new(0.1, 0.6),
+                Vector2::new(0.2, 0.3),
+                0.3,
+            );
+            case.check(&z, &format!("2D levers fixed=({fixed1},{fixed2}) {trial}"));
+        }
+    }
+}

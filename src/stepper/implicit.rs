@@ -1096,6 +1096,26 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.start_poses.clear();
         self.start_poses
             .extend(self.scene.bodies.iter().map(|b| b.pose));
+        // RATTLE: the slip rows' trapezoidal levers, from the points at the start of the step.
+        let rattle = self.settings.integrator == Integrator::Rattle;
+        let mut k0 = 0;
+        for &k in &self.active {
+            let slot = &mut self.slots[k];
+            let d = slot.block.layout().dim;
+            let levers = rattle.then(|| {
+                let pair = &self.start_pairs[k0..k0 + 2 * d];
+                let (p1, p2) = (
+                    &self.start_poses[slot.body1].position,
+                    &self.start_poses[slot.body2].position,
+                );
+                (
+                    S::vector_from_fn(|i| pair[i] - p1[i]),
+                    S::vector_from_fn(|i| pair[d + i] - p2[i]),
+                )
+            });
+            k0 += 2 * d;
+            slot.block.set_start_levers(levers);
+        }
         // 3D: the tangent reference of each contact from its current normal estimate.
         if S::DIM == 3 {
             for &k in &self.active {

@@ -105,30 +105,34 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         // The velocity constraints of the contacts that carry an impulse.
-        let rows = self.constraint_rows();
+        let (rows, impulse_rows) = self.constraint_rows();
         let mut v = vstar;
         if !rows.is_empty() {
             let nr = rows.len();
-            let mut j = DMatrix::zeros(nr, nv);
-            for (i, row) in rows.iter().enumerate() {
-                for &(col, val) in row {
-                    j[(i, col)] += val;
+            let dense = |rows: &[SparseRow]| {
+                let mut m = DMatrix::zeros(nr, nv);
+                for (i, row) in rows.iter().enumerate() {
+                    for &(col, val) in row {
+                        m[(i, col)] += val;
+                    }
                 }
-            }
-            // M⁻¹ Jᵀ, block by block.
-            let mut mj = DMatrix::zeros(nv, nr);
+                m
+            };
+            let (j, b) = (dense(&rows), dense(&impulse_rows));
+            // M⁻¹ Bᵀ, block by block.
+            let mut mb = DMatrix::zeros(nv, nr);
             for (r, inv) in &minv {
-                let jt = j.columns(r.start, r.len()).transpose();
-                mj.rows_mut(r.start, r.len()).copy_from(&(inv * jt));
+                let bt = b.columns(r.start, r.len()).transpose();
+                mb.rows_mut(r.start, r.len()).copy_from(&(inv * bt));
             }
-            let a = &j * &mj;
+            let a = &j * &mb;
             let rhs = -(&j * DVector::from_column_slice(&v));
             let scale = a.amax().max(f64::MIN_POSITIVE);
             let mu = a
                 .svd(true, true)
                 .solve(&rhs, 1e-12 * scale)
                 .expect("the SVD was computed with both factors");
-            let dv = &mj * mu;
+            let dv = &mb * mu;
             for (vi, d) in v.iter_mut().zip(dv.iter()) {
                 *vi += d;
             }
@@ -193,11 +197,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
         out
     }
 
-    /// The rows of `J` (sparse: `(ν column, value)`): per rigid contact with `p_n > 0`, the
-    /// relative normal velocity `n·(u₂(a₂) − u₁(a₁))` and, if it sticks, the tangential (and
-    /// torsional) ones, at the end-of-step poses and points.
-    fn constraint_rows(&self) -> Vec<Vec<(usize, f64)>> {
-        let mut rows = Vec::new();
+    /// The rows of `J` (sparse: `(ν column, value)`) and of `B`, the directions of the
+    /// projection's impulses: per rigid contact with `p_n > 0`, the relative normal velocity
+    /// `n·(u₂(a₂) − u₁(a₁))` and, if it sticks, the tangential (and torsional) ones, at the
+    /// end-of-step poses and points. `B = J` but on the normal row of a sliding contact, where
+    /// the normal impulse carries its Coulomb friction: `B_n = J_n + Σ_k (p_k/p_n) J_k` with the
+    /// MCP's friction impulses `p_k` along its own tangents (and torsion), so that the second
+    /// half of the normal impulse slides with the same `μ` as the first.
+    fn constraint_rows(&self) -> (Vec<SparseRow>, Vec<SparseRow>) {
+        let (mut rows, mut impulse_rows) = (Vec::new(), Vec::new());
         for &k in &self.active {
             let slot = &self.slots[k];
             if slot.block.quasi_rigid().is_some() {
@@ -205,7 +213,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             let l = slot.block.layout();
             let x = &self.z[slot.offset..slot.offset + l.local_count];
-            if x[l.normal] <= 0.0 {
+            let pn = x[l.normal];
+            if pn <= 0.0 {
                 continue;
             }
             let (b1, b2) = (
@@ -222,17 +231,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let n = grad * (1.0 / norm);
             let friction = slot.block.friction();
             let sticks = friction.mu > 0.0 && x[l.sigma] <= STICK_SIGMA;
-            let mut directions = vec![n];
-            if sticks {
-                let e = crate::contact::tangent_reference_for::<S>(&n);
-                let (t, o) = tangents::<S>(&n, &e);
-                directions.push(t);
-                if S::DIM == 3 {
-                    directions.push(o);
-                }
-            }
             let (r1, r2) = (a1 - b1.pose.position, a2 - b2.pose.position);
-            for d in &directions {
+            // The row of a relative velocity along `d` (and `ω` along `axis`, torsion).
+            let row_of = |d: &S::Vector, axis: &S::Vector, torsion: f64| {
                 let mut row = Vec::new();
                 for (sign, body, r) in [(-1.0, slot.body1, &r1), (1.0, slot.body2, &r2)] {
                     if let Some(range) = self.layout.range(body) {
@@ -241,27 +242,54 @@ impl<S: Dynamics> ImplicitStepper<S> {
                             row.push((range.start + i, sign * d[i]));
                         }
                         for i in 0..S::ANGULAR_DIM {
-                            row.push((range.start + S::DIM + i, sign * m[i]));
+                            let tw = if S::DIM == 3 { torsion * axis[i] } else { 0.0 };
+                            row.push((range.start + S::DIM + i, sign * (m[i] + tw)));
                         }
                     }
                 }
-                rows.push(row);
+                row
+            };
+            let normal = row_of(&n, &n, 0.0);
+            if sticks || friction.mu == 0.0 {
+                impulse_rows.push(normal.clone());
+            } else {
+                // Sliding: the MCP's friction per unit normal impulse.
+                let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
+                let fr = &x[l.friction..l.friction + l.friction_count];
+                let mut d = n + t * (fr[0] / pn);
+                if S::DIM == 3 {
+                    d += o * (fr[1] / pn);
+                }
+                let torsion = if S::DIM == 3 { fr[2] / pn } else { 0.0 };
+                impulse_rows.push(row_of(&d, &n, torsion));
             }
-            if sticks && S::DIM == 3 && friction.e_r > 0.0 {
-                let mut row = Vec::new();
-                for (sign, body) in [(-1.0, slot.body1), (1.0, slot.body2)] {
-                    if let Some(range) = self.layout.range(body) {
-                        for i in 0..S::ANGULAR_DIM {
-                            row.push((range.start + S::DIM + i, sign * n[i]));
-                        }
-                    }
+            rows.push(normal);
+            if sticks {
+                let e = crate::contact::tangent_reference_for::<S>(&n);
+                let (t, o) = tangents::<S>(&n, &e);
+                let mut tangential = vec![t];
+                if S::DIM == 3 {
+                    tangential.push(o);
                 }
-                rows.push(row);
+                for d in &tangential {
+                    let row = row_of(d, d, 0.0);
+                    impulse_rows.push(row.clone());
+                    rows.push(row);
+                }
+                if S::DIM == 3 && friction.e_r > 0.0 {
+                    let row = row_of(&S::zero_vector(), &n, 1.0);
+                    impulse_rows.push(row.clone());
+                    rows.push(row);
+                }
             }
         }
-        rows
+        (rows, impulse_rows)
     }
 }
+
+/// A sparse row over the step's velocity unknowns: `(column, value)` pairs (a column may
+/// repeat; entries add).
+type SparseRow = Vec<(usize, f64)>;
 
 /// The contact block's tangent basis for the normal `n` and the tangent reference `e`: 2D
 /// `t = (−n_y, n_x)` (`o` unused, zero); 3D `t = (e − (e·n) n)/‖e − (e·n) n‖`, `o = n × t`.
