@@ -42,6 +42,7 @@ pub use problem::{
 };
 pub use report::{Attempt, MAX_ATTEMPTS, SolveReport, SolverKind, Status};
 pub use settings::{FbSettings, LmSettings, PathSettings, SettingsError, SolveSettings};
+pub(crate) use sparse::SparseLu;
 pub use sparse::{PatternError, SparseJacobian};
 
 use std::time::Instant;

@@ -122,6 +122,9 @@ use nalgebra::DMatrix;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+/// A contact's unit normal `n` with the point `a₁` and body 1's pose it was evaluated at.
+type CachedNormal<S> = (<S as Space>::Vector, Pose<S>, <S as Space>::Vector);
+
 /// Marks a block entry with no place in the global Jacobian (a fixed body's twist).
 const NO_ENTRY: usize = usize::MAX;
 
@@ -350,6 +353,10 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// the (sub-)step (the RATTLE integrator's first-kick directions).
     start_poses: Vec<Pose<S>>,
     start_pairs: Vec<f64>,
+    /// The RATTLE integrator's second-kick workspace, and per contact slot its last
+    /// end-of-step normal with the point and pose it was evaluated at.
+    kick: second_order::KickScratch,
+    normal_cache: Vec<Option<CachedNormal<S>>>,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -399,6 +406,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             start_velocity: vec![0.0; nv],
             start_poses: Vec::new(),
             start_pairs: Vec::new(),
+            kick: Default::default(),
+            normal_cache: Vec::new(),
             z,
             lower: vec![f64::NEG_INFINITY; nv],
             upper: vec![f64::INFINITY; nv],

@@ -6,6 +6,7 @@
 
 use super::ImplicitStepper;
 use crate::geometry::world_eval;
+use crate::mcp::SparseLu;
 use crate::model::{Dynamics, Twist};
 use nalgebra::{DMatrix, DVector};
 
@@ -13,170 +14,338 @@ use nalgebra::{DMatrix, DVector};
 /// when its slip measure `σ` is below this (a speed, m/s; the solve's tolerance is 1e-10).
 const STICK_SIGMA: f64 = 1e-8;
 
+/// One row of the projection: its entries on (at most) two bodies' twists, the velocity row
+/// `J` and `M⁻¹ Bᵀ` (`B` the impulse direction) on each body (fixed size: no allocation).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ProjectionRow {
+    /// Per side: the body and the offset of its twist in `ν` (`None`: fixed body).
+    sides: [Option<(usize, usize)>; 2],
+    j: [[f64; 6]; 2],
+    mb: [[f64; 6]; 2],
+}
+
+/// What the second kick keeps between steps so that a step allocates nothing once sized.
+#[derive(Debug, Clone, Default)]
+pub(super) struct KickScratch {
+    smooth: Vec<f64>,
+    velocity: Vec<f64>,
+    /// Per active contact, its end-of-step unit normal (NaN: quasi-rigid or none).
+    normals: Vec<[f64; 3]>,
+    /// Per body (scene order): `1/m` and `I_w⁻¹` at the end pose.
+    inverse_mass: Vec<(f64, [[f64; 3]; 3])>,
+    rows: Vec<ProjectionRow>,
+    /// Per body, the projection rows that touch it.
+    body_rows: Vec<Vec<usize>>,
+    order: Vec<usize>,
+    mu: Vec<f64>,
+    rhs: Vec<f64>,
+    col_rows: Vec<usize>,
+    col_vals: Vec<f64>,
+    lu: SparseLu,
+}
+
+/// Projections with at most this many rows are solved densely on the stack.
+const SMALL_PROJECTION: usize = 12;
+
+/// `x ← A⁻¹ x` for the row-major `n × n` matrix `a` (overwritten) by Gaussian elimination with
+/// partial pivoting; false if a pivot is below 1e-13 of the matrix's largest entry (singular).
+fn solve_dense(a: &mut [f64], x: &mut [f64]) -> bool {
+    let n = x.len();
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if !(scale > 0.0 && scale.is_finite()) {
+        return false;
+    }
+    for c in 0..n {
+        let p = (c..n)
+            .max_by(|&i, &j| a[i * n + c].abs().total_cmp(&a[j * n + c].abs()))
+            .unwrap_or(c);
+        if a[p * n + c].abs() <= 1e-13 * scale {
+            return false;
+        }
+        if p != c {
+            for k in 0..n {
+                a.swap(p * n + k, c * n + k);
+            }
+            x.swap(p, c);
+        }
+        let d = a[c * n + c];
+        for r in c + 1..n {
+            let f = a[r * n + c] / d;
+            if f != 0.0 {
+                for k in c..n {
+                    a[r * n + k] -= f * a[c * n + k];
+                }
+                x[r] -= f * x[c];
+            }
+        }
+    }
+    for c in (0..n).rev() {
+        let s: f64 = (c + 1..n).map(|k| a[c * n + k] * x[k]).sum();
+        x[c] = (x[c] - s) / a[c * n + c];
+    }
+    true
+}
+
 impl<S: Dynamics> ImplicitStepper<S> {
     /// RATTLE's second kick, after a converged (sub-)step of length `h` whose bodies are at
     /// their end poses with the solved twist `ν` (the drift velocity):
     ///
     /// ```text
-    /// v* = ν + ½ M⁺⁻¹ (h λ_app(t + h, q⁺) + h λ_vp(2ν − v) + Σ W p_ns)
-    /// v⁺ = v* + M⁺⁻¹ Jᵀ μ,     J v⁺ = 0
+    /// v* = ν + M⁺⁻¹ Σ (W(q) − W(q⁺)) p + ½ M⁺⁻¹ (h λ_app(t + h, q⁺) + h λ_vp(2ν − v) + Σ W p_ns)
+    /// v⁺ = v* + M⁺⁻¹ Bᵀ μ,     J v⁺ = 0
     /// ```
     ///
     /// `M⁺` is the mass matrix at the end pose, `2ν − v` the end-of-step angular velocity to
     /// first order (which makes the gyroscopic kick second order), and `J` stacks, for every
     /// rigid contact with `p_n > 0`, the relative normal velocity at its end-of-step points and,
     /// if it sticks (`μ > 0`, `σ ≤` [`STICK_SIGMA`]), the relative tangential (and, in 3D with
-    /// `e_r > 0`, torsional) velocity. `μ` is the least-squares solution of
-    /// `J M⁺⁻¹ Jᵀ μ = −J v*` (redundant contacts make it singular, consistently). The
-    /// projection is `M⁺`-orthogonal, so it never adds kinetic energy.
+    /// `e_r > 0`, torsional) velocity; `B` is `J` but for the normal row of a sliding contact,
+    /// which carries its friction ([`Self::constraint_rows`]). `μ` solves
+    /// `J M⁺⁻¹ Bᵀ μ = −J v*`, a sparse matrix coupling only rows that share a body, factorised
+    /// by the sparse LU (cost linear in the contacts); redundant contacts make it singular and
+    /// fall back to a dense least-squares solve (SVD). With `B = J` the projection is
+    /// `M⁺`-orthogonal, so it never adds kinetic energy.
     pub(super) fn second_kick(&mut self, h: f64) {
         let nv = self.layout.len();
         let t_end = self.time + h;
         let gravity = self.scene.gravity;
+        let mut scratch = std::mem::take(&mut self.kick);
+        let KickScratch {
+            smooth,
+            velocity: v,
+            inverse_mass,
+            normals,
+            ..
+        } = &mut scratch;
         // The smooth impulses at the end of the step.
-        let mut smooth = vec![0.0; nv];
-        self.add_spring_impulses(&mut smooth);
-        let mut minv = Vec::with_capacity(self.mass.len());
-        let mut vstar = self.z[..nv].to_vec();
-        for b in 0..self.scene.bodies.len() {
+        smooth.clear();
+        smooth.resize(nv, 0.0);
+        self.add_spring_impulses(smooth);
+        v.clear();
+        v.extend_from_slice(&self.z[..nv]);
+        inverse_mass.clear();
+        for (b, body) in self.scene.bodies.iter().enumerate() {
+            inverse_mass.push((1.0 / body.mass, inverse_inertia::<S>(&body.world_inertia())));
             let Some(r) = self.layout.range(b) else {
                 continue;
             };
-            let body = &self.scene.bodies[b];
             let nu = Twist::<S>::from_slice(&self.z[r.clone()]);
             let v0 = Twist::<S>::from_slice(&self.start_velocity[r.clone()]);
             let w_end = nu.angular * 2.0 - v0.angular;
             let mut kick = body.applied_impulse(&gravity, t_end, h);
             kick.torque += S::gyroscopic_torque(&w_end, &body.world_inertia()) * h;
-            let mut buf = vec![0.0; S::DOF];
-            kick.write_to(&mut buf);
+            let mut buf = [0.0; 6];
+            kick.write_to(&mut buf[..S::DOF]);
             for (i, row) in r.clone().enumerate() {
-                smooth[row] += buf[i];
+                smooth[row] = 0.5 * (smooth[row] + buf[i]);
             }
-            let m = body.mass_matrix();
-            let inv = m
-                .clone()
-                .cholesky()
-                .map(|c| c.inverse())
-                .expect("a moving body's mass matrix is positive definite (checked on load)");
-            let rhs = DVector::from_iterator(r.len(), smooth[r.clone()].iter().copied());
-            let dv = &inv * rhs;
-            for (i, row) in r.clone().enumerate() {
-                vstar[row] += 0.5 * dv[i];
-            }
-            minv.push((r, inv));
         }
         // The first kick applied the contact impulses along their end-of-step wrench W(q⁺);
         // RATTLE's first kick acts along the start-of-step constraint directions W(q): move the
         // impulses there (an O(h) change of direction of an O(h) impulse, tangential to the
         // constraints to first order; its normal part is removed by the projection below).
-        let mut shift = vec![0.0; nv];
         let mut k0 = 0;
+        normals.clear();
         for &k in &self.active {
             let slot = &self.slots[k];
             let l = slot.block.layout();
             let start = &self.start_pairs[k0..k0 + 2 * l.dim];
             k0 += 2 * l.dim;
-            if slot.block.quasi_rigid().is_some() {
-                continue;
-            }
             let x = &self.z[slot.offset..slot.offset + l.local_count];
             let (b1, b2) = (slot.body1, slot.body2);
-            let end = self.contact_wrench(
-                k,
-                &x[l.a1..l.a2 + l.dim],
-                &self.scene.bodies[b1].pose,
-                &self.scene.bodies[b2].pose,
-            );
-            let begin = self.contact_wrench(k, start, &self.start_poses[b1], &self.start_poses[b2]);
+            let (pose1, pose2) = (&self.scene.bodies[b1].pose, &self.scene.bodies[b2].pose);
+            let n_end = if slot.block.quasi_rigid().is_none() {
+                self.unit_normal(k, &x[l.a1..], pose1)
+            } else {
+                None
+            };
+            normals.push(n_end.map_or([f64::NAN; 3], |n| std::array::from_fn(|i| n[i % S::DIM])));
+            // The start-of-step normal is the last step's end normal when its inputs are the
+            // same bits (a whole step after a whole step): reused, not evaluated again.
+            let a_start = S::vector_from_fn(|i| start[i]);
+            let n_start = match self.normal_cache.get(k) {
+                Some(Some((a, pose, n))) if *a == a_start && *pose == self.start_poses[b1] => {
+                    Some(*n)
+                }
+                _ => self.unit_normal(k, start, &self.start_poses[b1]),
+            };
+            if self.normal_cache.len() <= k {
+                self.normal_cache.resize(k + 1, None);
+            }
+            self.normal_cache[k] = n_end.map(|n| (S::vector_from_fn(|i| x[l.a1 + i]), *pose1, n));
+            let (Some(n_end), Some(n_start)) = (n_end, n_start) else {
+                continue;
+            };
+            let end = self.contact_wrench(k, &x[l.a1..l.a2 + l.dim], pose1, pose2, n_end);
+            let (s1, s2) = (&self.start_poses[b1], &self.start_poses[b2]);
+            let begin = self.contact_wrench(k, start, s1, s2, n_start);
             for (b, we, wb) in [(b1, end.0, begin.0), (b2, end.1, begin.1)] {
                 if let Some(r) = self.layout.range(b) {
                     for (i, row) in r.enumerate() {
-                        shift[row] += wb[i] - we[i];
+                        smooth[row] += wb[i] - we[i];
                     }
                 }
             }
         }
-        for (r, inv) in &minv {
-            let rhs = DVector::from_iterator(r.len(), shift[r.clone()].iter().copied());
-            let dv = inv * rhs;
-            for (i, row) in r.clone().enumerate() {
-                vstar[row] += dv[i];
+        for (b, &(inv_m, ref inv_i)) in inverse_mass.iter().enumerate() {
+            if let Some(r) = self.layout.range(b) {
+                let dv = apply_inverse_mass::<S>(inv_m, inv_i, &smooth[r.clone()]);
+                for (i, row) in r.enumerate() {
+                    v[row] += dv[i];
+                }
             }
         }
-        // The velocity constraints of the contacts that carry an impulse.
-        let (rows, impulse_rows) = self.constraint_rows();
-        let mut v = vstar;
-        if !rows.is_empty() {
-            let nr = rows.len();
-            let dense = |rows: &[SparseRow]| {
-                let mut m = DMatrix::zeros(nr, nv);
-                for (i, row) in rows.iter().enumerate() {
-                    for &(col, val) in row {
-                        m[(i, col)] += val;
+        self.constraint_rows(&mut scratch);
+        self.project(&mut scratch);
+        for (b, body) in self.scene.bodies.iter_mut().enumerate() {
+            if let Some(r) = self.layout.range(b) {
+                body.twist = Twist::from_slice(&scratch.velocity[r]);
+            }
+        }
+        self.kick = scratch;
+    }
+
+    /// `v ← v + M⁻¹ Bᵀ μ` with `J M⁻¹ Bᵀ μ = −J v` over the rows of `scratch`.
+    fn project(&self, scratch: &mut KickScratch) {
+        let KickScratch {
+            velocity: v,
+            rows,
+            body_rows,
+            order,
+            mu,
+            rhs,
+            col_rows,
+            col_vals,
+            lu,
+            ..
+        } = scratch;
+        let nr = rows.len();
+        if nr == 0 {
+            return;
+        }
+        let dof = S::DOF;
+        let dot = |a: &[f64; 6], b: &[f64; 6]| (0..dof).map(|i| a[i] * b[i]).sum::<f64>();
+        rhs.clear();
+        for row in rows.iter() {
+            let mut jv = 0.0;
+            for (side, j) in row.sides.iter().zip(&row.j) {
+                if let Some((_, start)) = side {
+                    jv += (0..dof).map(|i| j[i] * v[start + i]).sum::<f64>();
+                }
+            }
+            rhs.push(-jv);
+        }
+        mu.clear();
+        mu.extend_from_slice(rhs);
+        order.clear();
+        order.extend(0..nr);
+        // Column c of A = J M⁻¹ Bᵀ: the rows sharing a body with row c.
+        let column = |c: usize, out_rows: &mut Vec<usize>, out_vals: &mut Vec<f64>| {
+            let rc = &rows[c];
+            for (s, side) in rc.sides.iter().enumerate() {
+                let Some((body, _)) = side else { continue };
+                for &i in &body_rows[*body] {
+                    let ri = &rows[i];
+                    for (t, other) in ri.sides.iter().enumerate() {
+                        if other.is_some_and(|(b, _)| b == *body) {
+                            out_rows.push(i);
+                            out_vals.push(dot(&ri.j[t], &rc.mb[s]));
+                        }
                     }
                 }
-                m
-            };
-            let (j, b) = (dense(&rows), dense(&impulse_rows));
-            // M⁻¹ Bᵀ, block by block.
-            let mut mb = DMatrix::zeros(nv, nr);
-            for (r, inv) in &minv {
-                let bt = b.columns(r.start, r.len()).transpose();
-                mb.rows_mut(r.start, r.len()).copy_from(&(inv * bt));
             }
-            let a = &j * &mb;
-            let rhs = -(&j * DVector::from_column_slice(&v));
+        };
+        let solved = if nr <= SMALL_PROJECTION {
+            // A handful of rows (the paper's cases): dense elimination on the stack.
+            let mut a = [0.0; SMALL_PROJECTION * SMALL_PROJECTION];
+            for c in 0..nr {
+                col_rows.clear();
+                col_vals.clear();
+                column(c, col_rows, col_vals);
+                for (&i, &x) in col_rows.iter().zip(col_vals.iter()) {
+                    a[i * nr + c] += x;
+                }
+            }
+            solve_dense(&mut a[..nr * nr], &mut mu[..nr])
+        } else {
+            lu.factor(nr, order, column, |c| c) && {
+                lu.solve(mu);
+                true
+            }
+        };
+        if !solved {
+            // Redundant contacts (the same constraint twice): least squares, as rare as such
+            // configurations, so allocating here is acceptable.
+            let mut a = DMatrix::<f64>::zeros(nr, nr);
+            for c in 0..nr {
+                col_rows.clear();
+                col_vals.clear();
+                column(c, col_rows, col_vals);
+                for (&i, &x) in col_rows.iter().zip(col_vals.iter()) {
+                    a[(i, c)] += x;
+                }
+            }
             let scale = a.amax().max(f64::MIN_POSITIVE);
-            let mu = a
+            let rhs = DVector::from_column_slice(rhs);
+            let sol = a
                 .svd(true, true)
                 .solve(&rhs, 1e-12 * scale)
                 .expect("the SVD was computed with both factors");
-            let dv = &mb * mu;
-            for (vi, d) in v.iter_mut().zip(dv.iter()) {
-                *vi += d;
-            }
+            mu.copy_from_slice(sol.as_slice());
         }
-        for (b, body) in self.scene.bodies.iter_mut().enumerate() {
-            if let Some(r) = self.layout.range(b) {
-                body.twist = Twist::from_slice(&v[r]);
+        for (row, m) in rows.iter().zip(mu.iter()) {
+            for (side, mb) in row.sides.iter().zip(&row.mb) {
+                if let Some((_, start)) = side {
+                    for i in 0..dof {
+                        v[start + i] += mb[i] * m;
+                    }
+                }
             }
         }
     }
 
+    /// The unit normal `n = ∇f(a₁)/‖∇f(a₁)‖` of contact slot `k` at the point `a₁` (the first
+    /// `D` entries of `points`) with body 1 at `pose1`; `None` where the gradient vanishes.
+    fn unit_normal(
+        &self,
+        k: usize,
+        points: &[f64],
+        pose1: &crate::geometry::Pose<S>,
+    ) -> Option<S::Vector> {
+        let a1 = S::vector_from_fn(|i| points[i]);
+        let grad = world_eval(self.slots[k].block.function_f(), pose1, &a1).gradient;
+        let norm = S::norm(&grad);
+        (norm > 0.0).then(|| grad * (1.0 / norm))
+    }
+
     /// The wrench (on body 1, on body 2; `(force, moment)` in `S::DOF` entries) of the impulses
-    /// of contact slot `k` (its solution in `z`) if its points were `points = (a₁, a₂)` and its
-    /// bodies at `pose1`, `pose2` (friction only if it sticks): `P = p_n n + Σ p_k t_k` on body 2 at `a₂` (plus the torsion
-    /// `p_r n`) and the opposite on body 1 at `a₁`, `n = ∇f(a₁)/‖∇f(a₁)‖` and the tangents
-    /// built from it as the contact block builds them.
+    /// of contact slot `k` (its solution in `z`) if its points were `points = (a₁, a₂)`, its
+    /// bodies at `pose1`, `pose2` and its normal `n` ([`Self::unit_normal`] there; friction
+    /// only if it sticks): `P = p_n n + Σ p_k t_k` on body 2 at `a₂` (plus the torsion `p_r n`)
+    /// and the opposite on body 1 at `a₁`, the tangents built from `n` as the contact block
+    /// builds them.
     fn contact_wrench(
         &self,
         k: usize,
         points: &[f64],
         pose1: &crate::geometry::Pose<S>,
         pose2: &crate::geometry::Pose<S>,
+        n: S::Vector,
     ) -> ([f64; 6], [f64; 6]) {
         let slot = &self.slots[k];
         let l = slot.block.layout();
         let x = &self.z[slot.offset..slot.offset + l.local_count];
         let a1 = S::vector_from_fn(|i| points[i]);
         let a2 = S::vector_from_fn(|i| points[l.dim + i]);
-        let grad = world_eval(slot.block.function_f(), pose1, &a1).gradient;
-        let norm = S::norm(&grad);
         let mut out = ([0.0; 6], [0.0; 6]);
-        if norm.is_nan() || norm <= 0.0 {
-            return out;
-        }
-        let n = grad * (1.0 / norm);
         let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
         // A sliding contact's friction stays at the end of the step (at full weight, so it
         // only dissipates): only the normal and sticking impulses are moved.
         let sticks = x[l.sigma] <= STICK_SIGMA;
-        let fr = if sticks {
-            x[l.friction..l.friction + l.friction_count].to_vec()
-        } else {
-            vec![0.0; l.friction_count]
-        };
+        let mut fr = [0.0; 3];
+        if sticks {
+            fr[..l.friction_count].copy_from_slice(&x[l.friction..l.friction + l.friction_count]);
+        }
         let mut force = n * x[l.normal] + t * fr[0];
         if S::DIM == 3 {
             force += o * fr[1];
@@ -197,24 +366,33 @@ impl<S: Dynamics> ImplicitStepper<S> {
         out
     }
 
-    /// The rows of `J` (sparse: `(ν column, value)`) and of `B`, the directions of the
-    /// projection's impulses: per rigid contact with `p_n > 0`, the relative normal velocity
-    /// `n·(u₂(a₂) − u₁(a₁))` and, if it sticks, the tangential (and torsional) ones, at the
-    /// end-of-step poses and points. `B = J` but on the normal row of a sliding contact, where
-    /// the normal impulse carries its Coulomb friction: `B_n = J_n + Σ_k (p_k/p_n) J_k` with the
-    /// MCP's friction impulses `p_k` along its own tangents (and torsion), so that the second
-    /// half of the normal impulse slides with the same `μ` as the first.
-    fn constraint_rows(&self) -> (Vec<SparseRow>, Vec<SparseRow>) {
-        let (mut rows, mut impulse_rows) = (Vec::new(), Vec::new());
-        for &k in &self.active {
+    /// The projection's rows into `scratch.rows` (and which rows touch each body into
+    /// `scratch.body_rows`), with `M⁻¹ Bᵀ` from `scratch.inverse_mass`: per rigid contact with
+    /// `p_n > 0`, the relative normal velocity `n·(u₂(a₂) − u₁(a₁))` and, if it sticks, the
+    /// tangential (and torsional) ones, at the end-of-step poses and points. The impulse
+    /// direction `B` is `J` but on the normal row of a sliding contact, where the normal impulse
+    /// carries its Coulomb friction: `B_n = J_n + Σ_k (p_k/p_n) J_k` with the MCP's friction
+    /// impulses `p_k` along its own tangents (and torsion), so that the second half of the
+    /// normal impulse slides with the same `μ` as the first.
+    fn constraint_rows(&self, scratch: &mut KickScratch) {
+        let KickScratch {
+            rows,
+            body_rows,
+            inverse_mass,
+            normals,
+            ..
+        } = scratch;
+        rows.clear();
+        body_rows.resize_with(self.scene.bodies.len(), Vec::new);
+        for list in body_rows.iter_mut() {
+            list.clear();
+        }
+        for (&k, normal) in self.active.iter().zip(normals.iter()) {
             let slot = &self.slots[k];
-            if slot.block.quasi_rigid().is_some() {
-                continue;
-            }
             let l = slot.block.layout();
             let x = &self.z[slot.offset..slot.offset + l.local_count];
             let pn = x[l.normal];
-            if pn <= 0.0 {
+            if pn <= 0.0 || normal[0].is_nan() {
                 continue;
             }
             let (b1, b2) = (
@@ -223,35 +401,43 @@ impl<S: Dynamics> ImplicitStepper<S> {
             );
             let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
             let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
-            let grad = world_eval(slot.block.function_f(), &b1.pose, &a1).gradient;
-            let norm = S::norm(&grad);
-            if norm.is_nan() || norm <= 0.0 {
-                continue;
-            }
-            let n = grad * (1.0 / norm);
+            let n = S::vector_from_fn(|i| normal[i]);
             let friction = slot.block.friction();
             let sticks = friction.mu > 0.0 && x[l.sigma] <= STICK_SIGMA;
             let (r1, r2) = (a1 - b1.pose.position, a2 - b2.pose.position);
-            // The row of a relative velocity along `d` (and `ω` along `axis`, torsion).
-            let row_of = |d: &S::Vector, axis: &S::Vector, torsion: f64| {
-                let mut row = Vec::new();
-                for (sign, body, r) in [(-1.0, slot.body1, &r1), (1.0, slot.body2, &r2)] {
-                    if let Some(range) = self.layout.range(body) {
-                        let m = S::cross(r, d);
-                        for i in 0..S::DIM {
-                            row.push((range.start + i, sign * d[i]));
-                        }
-                        for i in 0..S::ANGULAR_DIM {
-                            let tw = if S::DIM == 3 { torsion * axis[i] } else { 0.0 };
-                            row.push((range.start + S::DIM + i, sign * (m[i] + tw)));
-                        }
+            let sides =
+                [slot.body1, slot.body2].map(|b| self.layout.range(b).map(|r| (b, r.start)));
+            // The wrench entries of a relative velocity along `d` (and `ω` along `axis`,
+            // torsion), on body 1 then body 2.
+            let entries = |d: &S::Vector, axis: &S::Vector, torsion: f64| {
+                let mut out = [[0.0; 6]; 2];
+                for (side, (sign, r)) in [(-1.0, &r1), (1.0, &r2)].into_iter().enumerate() {
+                    let m = S::cross(r, d);
+                    for i in 0..S::DIM {
+                        out[side][i] = sign * d[i];
+                    }
+                    for i in 0..S::ANGULAR_DIM {
+                        let tw = if S::DIM == 3 { torsion * axis[i] } else { 0.0 };
+                        out[side][S::DIM + i] = sign * (m[i] + tw);
                     }
                 }
-                row
+                out
             };
-            let normal = row_of(&n, &n, 0.0);
+            let mut push = |j: [[f64; 6]; 2], b: [[f64; 6]; 2]| {
+                let mut mb = [[0.0; 6]; 2];
+                for (side, entry) in sides.iter().enumerate() {
+                    if let Some((body, _)) = entry {
+                        let (inv_m, inv_i) = &inverse_mass[*body];
+                        let w = apply_inverse_mass::<S>(*inv_m, inv_i, &b[side][..S::DOF]);
+                        mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
+                        body_rows[*body].push(rows.len());
+                    }
+                }
+                rows.push(ProjectionRow { sides, j, mb });
+            };
+            let normal = entries(&n, &n, 0.0);
             if sticks || friction.mu == 0.0 {
-                impulse_rows.push(normal.clone());
+                push(normal, normal);
             } else {
                 // Sliding: the MCP's friction per unit normal impulse.
                 let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
@@ -261,35 +447,74 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     d += o * (fr[1] / pn);
                 }
                 let torsion = if S::DIM == 3 { fr[2] / pn } else { 0.0 };
-                impulse_rows.push(row_of(&d, &n, torsion));
+                push(normal, entries(&d, &n, torsion));
             }
-            rows.push(normal);
             if sticks {
                 let e = crate::contact::tangent_reference_for::<S>(&n);
                 let (t, o) = tangents::<S>(&n, &e);
-                let mut tangential = vec![t];
+                let row = entries(&t, &t, 0.0);
+                push(row, row);
                 if S::DIM == 3 {
-                    tangential.push(o);
-                }
-                for d in &tangential {
-                    let row = row_of(d, d, 0.0);
-                    impulse_rows.push(row.clone());
-                    rows.push(row);
-                }
-                if S::DIM == 3 && friction.e_r > 0.0 {
-                    let row = row_of(&S::zero_vector(), &n, 1.0);
-                    impulse_rows.push(row.clone());
-                    rows.push(row);
+                    let row = entries(&o, &o, 0.0);
+                    push(row, row);
+                    if friction.e_r > 0.0 {
+                        let row = entries(&S::zero_vector(), &n, 1.0);
+                        push(row, row);
+                    }
                 }
             }
         }
-        (rows, impulse_rows)
     }
 }
 
-/// A sparse row over the step's velocity unknowns: `(column, value)` pairs (a column may
-/// repeat; entries add).
-type SparseRow = Vec<(usize, f64)>;
+/// `I⁻¹` of a symmetric positive-definite `A × A` inertia (`A` ≤ 3), padded to `3 × 3`:
+/// Gauss–Jordan without pivoting, which the diagonal dominance of an inertia permits in
+/// principle axes and positive definiteness permits in any axes.
+fn inverse_inertia<S: Dynamics>(inertia: &S::AngularMatrix) -> [[f64; 3]; 3] {
+    let a = S::ANGULAR_DIM;
+    let mut m = [[0.0; 6]; 3];
+    for i in 0..a {
+        for j in 0..a {
+            m[i][j] = inertia[(i, j)];
+        }
+        m[i][a + i] = 1.0;
+    }
+    for c in 0..a {
+        let p = m[c][c];
+        for x in m[c].iter_mut() {
+            *x /= p;
+        }
+        for r in 0..a {
+            if r != c {
+                let f = m[r][c];
+                let pivot_row = m[c];
+                for (x, y) in m[r].iter_mut().zip(pivot_row) {
+                    *x -= f * y;
+                }
+            }
+        }
+    }
+    let mut out = [[0.0; 3]; 3];
+    for i in 0..a {
+        for j in 0..a {
+            out[i][j] = m[i][a + j];
+        }
+    }
+    out
+}
+
+/// `M⁻¹ w` of one body (`w`: force then moment, `S::DOF` entries), `M = diag(m I, I_w)`.
+fn apply_inverse_mass<S: Dynamics>(inv_m: f64, inv_i: &[[f64; 3]; 3], w: &[f64]) -> [f64; 6] {
+    let (d, a) = (S::DIM, S::ANGULAR_DIM);
+    let mut out = [0.0; 6];
+    for i in 0..d {
+        out[i] = inv_m * w[i];
+    }
+    for i in 0..a {
+        out[d + i] = (0..a).map(|k| inv_i[i][k] * w[d + k]).sum();
+    }
+    out
+}
 
 /// The contact block's tangent basis for the normal `n` and the tangent reference `e`: 2D
 /// `t = (−n_y, n_x)` (`o` unused, zero); 3D `t = (e − (e·n) n)/‖e − (e·n) n‖`, `o = n × t`.
