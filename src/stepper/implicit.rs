@@ -357,6 +357,9 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// end-of-step normal with the point and pose it was evaluated at.
     kick: second_order::KickScratch,
     normal_cache: Vec<Option<CachedNormal<S>>>,
+    /// Per contact slot, the impulses `(p_n, p_t, p_o, p_r)` the RATTLE projection added to the
+    /// MCP's in the last (sub-)step (empty under the other integrators).
+    projected: Vec<[f64; 4]>,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -408,6 +411,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             start_pairs: Vec::new(),
             kick: Default::default(),
             normal_cache: Vec::new(),
+            projected: Vec::new(),
             z,
             lower: vec![f64::NEG_INFINITY; nv],
             upper: vec![f64::INFINITY; nv],
@@ -816,7 +820,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     .map(|(p, q)| (p - q) * (p - q))
                     .sum::<f64>()
                     .sqrt();
-                let fr = &x[l.friction..l.friction + l.friction_count];
+                // The step's whole impulse: the MCP's plus, under RATTLE, the projection's.
+                let extra = self.projected.get(k).copied().unwrap_or([0.0; 4]);
+                let mut fr = [0.0; 3];
+                for (i, f) in fr.iter_mut().enumerate().take(l.friction_count) {
+                    *f = x[l.friction + i] + extra[1 + i];
+                }
                 let tangential = if l.dim == 2 {
                     fr[0].abs()
                 } else {
@@ -844,7 +853,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     a1,
                     a2,
                     gap,
-                    normal_impulse: x[l.normal] + core,
+                    normal_impulse: x[l.normal] + core + extra[0],
                     friction_impulse: tangential,
                     torsion_impulse: if l.dim == 3 { fr[2] } else { 0.0 },
                     sigma: x[l.sigma],

@@ -22,6 +22,12 @@ pub(super) struct ProjectionRow {
     sides: [Option<(usize, usize)>; 2],
     j: [[f64; 6]; 2],
     mb: [[f64; 6]; 2],
+    /// The contact slot, and what a unit multiplier of this row adds to its impulses
+    /// `(p_n, p_t, p_o, p_r)` (in the contact block's tangent basis).
+    slot: usize,
+    impulse: [f64; 4],
+    /// The MCP's normal impulse `p_n` of the contact.
+    normal: f64,
 }
 
 /// What the second kick keeps between steps so that a step allocates nothing once sized.
@@ -196,7 +202,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         self.constraint_rows(&mut scratch);
-        self.project(&mut scratch);
+        let mut projected = std::mem::take(&mut self.projected);
+        projected.clear();
+        projected.resize(self.slots.len(), [0.0; 4]);
+        self.project(&mut scratch, &mut projected);
+        self.projected = projected;
         for (b, body) in self.scene.bodies.iter_mut().enumerate() {
             if let Some(r) = self.layout.range(b) {
                 body.twist = Twist::from_slice(&scratch.velocity[r]);
@@ -205,8 +215,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.kick = scratch;
     }
 
-    /// `v ← v + M⁻¹ Bᵀ μ` with `J M⁻¹ Bᵀ μ = −J v` over the rows of `scratch`.
-    fn project(&self, scratch: &mut KickScratch) {
+    /// `v ← v + M⁻¹ Bᵀ μ` with `J M⁻¹ Bᵀ μ = −J v` over the rows of `scratch`, the multipliers
+    /// added to `projected` (per slot). A contact whose normal impulse would turn negative over
+    /// the whole step (`p_n + μ_n < 0`: it separates within the second half) leaves the
+    /// projection and it is solved again without it, so the projection never pulls.
+    fn project(&self, scratch: &mut KickScratch, projected: &mut [[f64; 4]]) {
         let KickScratch {
             velocity: v,
             rows,
@@ -219,88 +232,114 @@ impl<S: Dynamics> ImplicitStepper<S> {
             lu,
             ..
         } = scratch;
-        let nr = rows.len();
-        if nr == 0 {
-            return;
-        }
         let dof = S::DOF;
         let dot = |a: &[f64; 6], b: &[f64; 6]| (0..dof).map(|i| a[i] * b[i]).sum::<f64>();
-        rhs.clear();
-        for row in rows.iter() {
-            let mut jv = 0.0;
-            for (side, j) in row.sides.iter().zip(&row.j) {
-                if let Some((_, start)) = side {
-                    jv += (0..dof).map(|i| j[i] * v[start + i]).sum::<f64>();
+        loop {
+            let nr = rows.len();
+            if nr == 0 {
+                return;
+            }
+            body_rows.resize_with(self.scene.bodies.len(), Vec::new);
+            for list in body_rows.iter_mut() {
+                list.clear();
+            }
+            rhs.clear();
+            for (r, row) in rows.iter().enumerate() {
+                let mut jv = 0.0;
+                for (side, j) in row.sides.iter().zip(&row.j) {
+                    if let Some((body, start)) = side {
+                        jv += (0..dof).map(|i| j[i] * v[start + i]).sum::<f64>();
+                        body_rows[*body].push(r);
+                    }
+                }
+                rhs.push(-jv);
+            }
+            mu.clear();
+            mu.extend_from_slice(rhs);
+            order.clear();
+            order.extend(0..nr);
+            // Column c of A = J M⁻¹ Bᵀ: the rows sharing a body with row c.
+            let column = |c: usize, out_rows: &mut Vec<usize>, out_vals: &mut Vec<f64>| {
+                let rc = &rows[c];
+                for (s, side) in rc.sides.iter().enumerate() {
+                    let Some((body, _)) = side else { continue };
+                    for &i in &body_rows[*body] {
+                        let ri = &rows[i];
+                        for (t, other) in ri.sides.iter().enumerate() {
+                            if other.is_some_and(|(b, _)| b == *body) {
+                                out_rows.push(i);
+                                out_vals.push(dot(&ri.j[t], &rc.mb[s]));
+                            }
+                        }
+                    }
+                }
+            };
+            let solved = if nr <= SMALL_PROJECTION {
+                // A handful of rows (the paper's cases): dense elimination on the stack.
+                let mut a = [0.0; SMALL_PROJECTION * SMALL_PROJECTION];
+                for c in 0..nr {
+                    col_rows.clear();
+                    col_vals.clear();
+                    column(c, col_rows, col_vals);
+                    for (&i, &x) in col_rows.iter().zip(col_vals.iter()) {
+                        a[i * nr + c] += x;
+                    }
+                }
+                solve_dense(&mut a[..nr * nr], &mut mu[..nr])
+            } else {
+                lu.factor(nr, order, column, |c| c) && {
+                    lu.solve(mu);
+                    true
+                }
+            };
+            if !solved {
+                // Redundant rows (a body resting on more sticking contacts than it has degrees
+                // of freedom): the least-squares multipliers by SVD. Allocates; such steps are
+                // resting contact, not the smooth motion this integrator is for.
+                let mut a = DMatrix::<f64>::zeros(nr, nr);
+                for c in 0..nr {
+                    col_rows.clear();
+                    col_vals.clear();
+                    column(c, col_rows, col_vals);
+                    for (&i, &x) in col_rows.iter().zip(col_vals.iter()) {
+                        a[(i, c)] += x;
+                    }
+                }
+                let scale = a.amax().max(f64::MIN_POSITIVE);
+                let rhs = DVector::from_column_slice(rhs);
+                let sol = a
+                    .svd(true, true)
+                    .solve(&rhs, 1e-12 * scale)
+                    .expect("the SVD was computed with both factors");
+                mu.copy_from_slice(sol.as_slice());
+            }
+            // The contacts that would pull leave (at most eight a round, each round removes at
+            // least one, so the loop ends); the rest is solved again.
+            let mut pulling = [usize::MAX; 8];
+            let mut count = 0;
+            for (row, m) in rows.iter().zip(mu.iter()) {
+                if row.impulse[0] == 1.0 && row.normal + m < 0.0 && count < pulling.len() {
+                    pulling[count] = row.slot;
+                    count += 1;
                 }
             }
-            rhs.push(-jv);
-        }
-        mu.clear();
-        mu.extend_from_slice(rhs);
-        order.clear();
-        order.extend(0..nr);
-        // Column c of A = J M⁻¹ Bᵀ: the rows sharing a body with row c.
-        let column = |c: usize, out_rows: &mut Vec<usize>, out_vals: &mut Vec<f64>| {
-            let rc = &rows[c];
-            for (s, side) in rc.sides.iter().enumerate() {
-                let Some((body, _)) = side else { continue };
-                for &i in &body_rows[*body] {
-                    let ri = &rows[i];
-                    for (t, other) in ri.sides.iter().enumerate() {
-                        if other.is_some_and(|(b, _)| b == *body) {
-                            out_rows.push(i);
-                            out_vals.push(dot(&ri.j[t], &rc.mb[s]));
+            if count > 0 {
+                rows.retain(|row| !pulling[..count].contains(&row.slot));
+                continue;
+            }
+            for (row, m) in rows.iter().zip(mu.iter()) {
+                for (total, per) in projected[row.slot].iter_mut().zip(row.impulse) {
+                    *total += per * m;
+                }
+                for (side, mb) in row.sides.iter().zip(&row.mb) {
+                    if let Some((_, start)) = side {
+                        for i in 0..dof {
+                            v[start + i] += mb[i] * m;
                         }
                     }
                 }
             }
-        };
-        let solved = if nr <= SMALL_PROJECTION {
-            // A handful of rows (the paper's cases): dense elimination on the stack.
-            let mut a = [0.0; SMALL_PROJECTION * SMALL_PROJECTION];
-            for c in 0..nr {
-                col_rows.clear();
-                col_vals.clear();
-                column(c, col_rows, col_vals);
-                for (&i, &x) in col_rows.iter().zip(col_vals.iter()) {
-                    a[i * nr + c] += x;
-                }
-            }
-            solve_dense(&mut a[..nr * nr], &mut mu[..nr])
-        } else {
-            lu.factor(nr, order, column, |c| c) && {
-                lu.solve(mu);
-                true
-            }
-        };
-        if !solved {
-            // Redundant contacts (the same constraint twice): least squares, as rare as such
-            // configurations, so allocating here is acceptable.
-            let mut a = DMatrix::<f64>::zeros(nr, nr);
-            for c in 0..nr {
-                col_rows.clear();
-                col_vals.clear();
-                column(c, col_rows, col_vals);
-                for (&i, &x) in col_rows.iter().zip(col_vals.iter()) {
-                    a[(i, c)] += x;
-                }
-            }
-            let scale = a.amax().max(f64::MIN_POSITIVE);
-            let rhs = DVector::from_column_slice(rhs);
-            let sol = a
-                .svd(true, true)
-                .solve(&rhs, 1e-12 * scale)
-                .expect("the SVD was computed with both factors");
-            mu.copy_from_slice(sol.as_slice());
-        }
-        for (row, m) in rows.iter().zip(mu.iter()) {
-            for (side, mb) in row.sides.iter().zip(&row.mb) {
-                if let Some((_, start)) = side {
-                    for i in 0..dof {
-                        v[start + i] += mb[i] * m;
-                    }
-                }
-            }
+            return;
         }
     }
 
@@ -366,8 +405,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         out
     }
 
-    /// The projection's rows into `scratch.rows` (and which rows touch each body into
-    /// `scratch.body_rows`), with `M⁻¹ Bᵀ` from `scratch.inverse_mass`: per rigid contact with
+    /// The projection's rows into `scratch.rows`, with `M⁻¹ Bᵀ` from `scratch.inverse_mass`: per rigid contact with
     /// `p_n > 0`, the relative normal velocity `n·(u₂(a₂) − u₁(a₁))` and, if it sticks, the
     /// tangential (and torsional) ones, at the end-of-step poses and points. The impulse
     /// direction `B` is `J` but on the normal row of a sliding contact, where the normal impulse
@@ -377,16 +415,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn constraint_rows(&self, scratch: &mut KickScratch) {
         let KickScratch {
             rows,
-            body_rows,
             inverse_mass,
             normals,
             ..
         } = scratch;
         rows.clear();
-        body_rows.resize_with(self.scene.bodies.len(), Vec::new);
-        for list in body_rows.iter_mut() {
-            list.clear();
-        }
         for (&k, normal) in self.active.iter().zip(normals.iter()) {
             let slot = &self.slots[k];
             let l = slot.block.layout();
@@ -423,43 +456,50 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 out
             };
-            let mut push = |j: [[f64; 6]; 2], b: [[f64; 6]; 2]| {
+            let mut push = |j: [[f64; 6]; 2], b: [[f64; 6]; 2], impulse: [f64; 4]| {
                 let mut mb = [[0.0; 6]; 2];
                 for (side, entry) in sides.iter().enumerate() {
                     if let Some((body, _)) = entry {
                         let (inv_m, inv_i) = &inverse_mass[*body];
                         let w = apply_inverse_mass::<S>(*inv_m, inv_i, &b[side][..S::DOF]);
                         mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
-                        body_rows[*body].push(rows.len());
                     }
                 }
-                rows.push(ProjectionRow { sides, j, mb });
+                rows.push(ProjectionRow {
+                    sides,
+                    j,
+                    mb,
+                    slot: k,
+                    impulse,
+                    normal: pn,
+                });
             };
             let normal = entries(&n, &n, 0.0);
+            // The block's own tangents, so that the rows' multipliers add to its impulses.
+            let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
             if sticks || friction.mu == 0.0 {
-                push(normal, normal);
+                push(normal, normal, [1.0, 0.0, 0.0, 0.0]);
             } else {
                 // Sliding: the MCP's friction per unit normal impulse.
-                let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
                 let fr = &x[l.friction..l.friction + l.friction_count];
                 let mut d = n + t * (fr[0] / pn);
+                let mut per_pn = [1.0, fr[0] / pn, 0.0, 0.0];
                 if S::DIM == 3 {
                     d += o * (fr[1] / pn);
+                    per_pn[2] = fr[1] / pn;
+                    per_pn[3] = fr[2] / pn;
                 }
-                let torsion = if S::DIM == 3 { fr[2] / pn } else { 0.0 };
-                push(normal, entries(&d, &n, torsion));
+                push(normal, entries(&d, &n, per_pn[3]), per_pn);
             }
             if sticks {
-                let e = crate::contact::tangent_reference_for::<S>(&n);
-                let (t, o) = tangents::<S>(&n, &e);
                 let row = entries(&t, &t, 0.0);
-                push(row, row);
+                push(row, row, [0.0, 1.0, 0.0, 0.0]);
                 if S::DIM == 3 {
                     let row = entries(&o, &o, 0.0);
-                    push(row, row);
+                    push(row, row, [0.0, 0.0, 1.0, 0.0]);
                     if friction.e_r > 0.0 {
                         let row = entries(&S::zero_vector(), &n, 1.0);
-                        push(row, row);
+                        push(row, row, [0.0, 0.0, 0.0, 1.0]);
                     }
                 }
             }
