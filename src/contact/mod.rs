@@ -37,6 +37,11 @@
 //! dissipation); with `σ = 0` FR forces `s_k = 0` (rolling) whenever `p_n > 0`.
 //! Frictionless contacts (`μ = 0`) write FR as `p_k = 0`, the law's only solution, because
 //! `p_k σ = 0` is singular at `p_k = σ = 0`.
+//! Under the second-order integrator the slip uses the trapezoidal lever
+//! `½ ((a_b − c_b) + r_b^ℓ)`, `r_b^ℓ` the lever of the contact point at the start of the step
+//! ([`ContactBlock::set_start_levers`]), so that `h s_k = 0` is the step's rolling displacement
+//! to second order when the contact point travels over the body (derivatives: the lever's
+//! columns on `a_b` and `v_b` are halved).
 //!
 //! **Wrench** (the impulse columns `W p` of eq. 21's first row): `P = p_n n + p_t t (+ p_o o)`
 //! acts on body 2 at `a₂` and `−P` on body 1 at `a₁`; the moments are `(a₂ − c₂) × P (+ p_r n)` on
