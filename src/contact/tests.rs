@@ -137,6 +137,29 @@ impl<S: Dynamics> Case<S> {
     }
 }
 
+impl<S: Dynamics> Case<S> {
+    /// [`Self::check`] with the slip rows' trapezoidal lever of the second-order integrator
+    /// ([`ContactBlock::set_start_levers`] with `levers`), which must change the slip row's
+    /// value (the check is not vacuous); the levers are cleared afterwards.
+    pub(super) fn check_with_levers(
+        &mut self,
+        z: &[f64],
+        levers: (S::Vector, S::Vector),
+        label: &str,
+    ) {
+        let plain = self.eval(z).values;
+        self.block.set_start_levers(Some(levers));
+        let l = self.block.layout();
+        let lever = self.eval(z).values;
+        assert!(
+            (plain[l.friction] - lever[l.friction]).abs() > 1e-6,
+            "{label}: the levers do not reach the slip row"
+        );
+        self.check(z, &format!("{label} (trapezoidal levers)"));
+        self.block.set_start_levers(None);
+    }
+}
+
 pub(super) const CONFIGS: [(bool, bool); 3] = [(false, true), (true, false), (false, false)];
 
 pub(super) fn planar_pose(x: f64, y: f64, th: f64) -> Pose<Planar> {
@@ -223,6 +246,7 @@ fn jacobian_2d_disc_vs_half_plane() {
     }
 }
 
+/// Also with the second-order integrator's trapezoidal levers in the slip rows.
 #[test]
 fn jacobian_2d_superellipse_vs_box() {
     let mut rng = Rng(0x9e37_79b9);
@@ -232,7 +256,7 @@ fn jacobian_2d_superellipse_vs_box() {
     );
     let block_part = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.4)).unwrap();
     for (fixed1, fixed2) in CONFIGS {
-        let case = Case {
+        let mut case = Case {
             block: ContactBlock::new(tooth.clone(), block_part.clone(), friction()).unwrap(),
             start1: planar_pose(0.0, 1.2, -0.3),
             start2: planar_pose(0.3, -0.1, 0.2),
@@ -247,10 +271,10 @@ fn jacobian_2d_superellipse_vs_box() {
                 Vector2::new(0.2, 0.3),
                 0.3,
             );
-            case.check(
-                &z,
-                &format!("superellipse/box fixed=({fixed1},{fixed2}) trial {trial}"),
-            );
+            let label = format!("superellipse/box fixed=({fixed1},{fixed2}) trial {trial}");
+            case.check(&z, &label);
+            let levers = (Vector2::new(0.1, -0.4), Vector2::new(-0.2, 0.3));
+            case.check_with_levers(&z, levers, &label);
         }
     }
 }
@@ -295,6 +319,7 @@ fn jacobian_3d_sphere_vs_half_space() {
     }
 }
 
+/// Also with the second-order integrator's trapezoidal levers in the slip rows.
 #[test]
 fn jacobian_3d_ellipsoid_vs_box() {
     let mut rng = Rng(0x0bad_cafe);
@@ -308,7 +333,7 @@ fn jacobian_3d_ellipsoid_vs_box() {
         block
             .set_tangent_reference(Vector3::new(0.2, 0.9, 0.3))
             .unwrap();
-        let case = Case {
+        let mut case = Case {
             block,
             start1: spatial_pose(Vector3::new(0.0, 0.1, 0.8), Vector3::new(-0.4, 0.1, 0.6)),
             start2: spatial_pose(Vector3::new(0.1, 0.0, 0.0), Vector3::new(0.1, 0.3, -0.2)),
@@ -323,10 +348,13 @@ fn jacobian_3d_ellipsoid_vs_box() {
                 Vector3::new(0.1, 0.0, 0.3),
                 0.2,
             );
-            case.check(
-                &z,
-                &format!("ellipsoid/box fixed=({fixed1},{fixed2}) trial {trial}"),
+            let label = format!("ellipsoid/box fixed=({fixed1},{fixed2}) trial {trial}");
+            case.check(&z, &label);
+            let levers = (
+                Vector3::new(0.05, -0.2, -0.3),
+                Vector3::new(-0.1, 0.15, 0.25),
             );
+            case.check_with_levers(&z, levers, &label);
         }
     }
 }
@@ -556,76 +584,4 @@ fn wrenches_are_equal_and_opposite() {
         0.1,
     );
     check_wrench_balance(&case, &z);
-}
-
-/// The slip rows with the trapezoidal lever of the second-order integrator
-/// ([`ContactBlock::set_start_levers`]): the same exact-Jacobian check (same tolerance as
-/// [`Case::check`]), 2D and 3D, every fixed/moving configuration, and the levers change the
-/// slip rows' values (so the check is not vacuous).
-#[test]
-fn jacobian_with_trapezoidal_levers() {
-    let mut rng = Rng(0x5eed_1e7e);
-    let egg = Placed::new(
-        Ellipsoid::<Spatial>::new(Vector3::new(0.6, 0.4, 0.3)).unwrap(),
-        spatial_pose(Vector3::new(-0.1, 0.05, 0.0), Vector3::new(0.0, 0.4, 0.2)),
-    );
-    let brick = ConvexPart::<Spatial>::cuboid(Vector3::new(0.5, 0.4, 0.3)).unwrap();
-    let tooth = Placed::new(
-        Superellipse::new(Vector2::new(1.0, 0.6), 4.0).unwrap(),
-        planar_pose(-0.2, 0.1, 0.5),
-    );
-    let slab = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.4)).unwrap();
-    for (fixed1, fixed2) in CONFIGS {
-        let mut block = ContactBlock::new(egg.clone(), brick.clone(), friction()).unwrap();
-        block
-            .set_tangent_reference(Vector3::new(0.2, 0.9, 0.3))
-            .unwrap();
-        let mut case = Case {
-            block,
-            start1: spatial_pose(Vector3::new(0.0, 0.1, 0.8), Vector3::new(-0.4, 0.1, 0.6)),
-            start2: spatial_pose(Vector3::new(0.1, 0.0, 0.0), Vector3::new(0.1, 0.3, -0.2)),
-            fixed1,
-            fixed2,
-            h: 0.1,
-        };
-        for trial in 0..3 {
-            let z = case.random_state(
-                &mut rng,
-                Vector3::new(0.0, 0.1, 0.5),
-                Vector3::new(0.1, 0.0, 0.3),
-                0.2,
-            );
-            let plain = case.eval(&z).values;
-            case.block.set_start_levers(Some((
-                Vector3::new(0.05, -0.2, -0.3),
-                Vector3::new(-0.1, 0.15, 0.25),
-            )));
-            let l = case.block.layout();
-            let lever = case.eval(&z).values;
-            if !(fixed1 && fixed2) {
-                assert!((plain[l.friction] - lever[l.friction]).abs() > 1e-6);
-            }
-            case.check(&z, &format!("3D levers fixed=({fixed1},{fixed2}) {trial}"));
-            case.block.set_start_levers(None);
-        }
-        let mut block = ContactBlock::new(tooth.clone(), slab.clone(), friction()).unwrap();
-        block.set_start_levers(Some((Vector2::new(0.1, -0.4), Vector2::new(-0.2, 0.3))));
-        let case = Case {
-            block,
-            start1: planar_pose(0.0, 1.2, -0.3),
-            start2: planar_pose(0.3, -0.1, 0.2),
-            fixed1,
-            fixed2,
-            h: 0.1,
-        };
-        for trial in 0..3 {
-            let z = case.random_state(
-                &mut rng,
-                Vector2::new(0.1, 0.6),
-                Vector2::new(0.2, 0.3),
-                0.3,
-            );
-            case.check(&z, &format!("2D levers fixed=({fixed1},{fixed2}) {trial}"));
-        }
-    }
 }
