@@ -118,7 +118,7 @@
 //!
 //! Not smooth, hence not second order: a body rocking through a point of zero curvature (the
 //! flat pole of a `p = 4` superellipsoid, where the contact point moves as `θ^{1/3}`). The
-//! energy stays constant between passages and jumps at each passage by a few per cent of the
+//! energy stays within 1e-4 between passages and jumps at each passage by a few per cent of the
 //! motion's energy (≈ 2.5 % at `h` = 1e-3, shrinking only like `h^{0.45}`), either sign.
 //!
 //! # Failure policy

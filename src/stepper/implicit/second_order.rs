@@ -107,9 +107,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// if it sticks (`μ > 0`, `σ ≤` [`STICK_SIGMA`]), the relative tangential (and, in 3D with
     /// `e_r > 0`, torsional) velocity; `B` is `J` but for the normal row of a sliding contact,
     /// which carries its friction ([`Self::constraint_rows`]). `μ` solves
-    /// `J M⁺⁻¹ Bᵀ μ = −J v*`, a sparse matrix coupling only rows that share a body, factorised
-    /// by the sparse LU (cost linear in the contacts); redundant contacts make it singular and
-    /// fall back to a dense least-squares solve (SVD). With `B = J` the projection is
+    /// `J M⁺⁻¹ Bᵀ μ = −J v*`, a sparse matrix coupling only rows that share a body ([`Self::project`]:
+    /// dense on the stack up to [`SMALL_PROJECTION`] rows, the sparse LU beyond, so the cost is
+    /// linear in the contacts; redundant rows fall back to least squares by SVD). With `B = J` the projection is
     /// `M⁺`-orthogonal, so it never adds kinetic energy.
     pub(super) fn second_kick(&mut self, h: f64) {
         let nv = self.layout.len();
@@ -131,15 +131,18 @@ impl<S: Dynamics> ImplicitStepper<S> {
         v.extend_from_slice(&self.z[..nv]);
         inverse_mass.clear();
         for (b, body) in self.scene.bodies.iter().enumerate() {
-            inverse_mass.push((1.0 / body.mass, inverse_inertia::<S>(&body.world_inertia())));
             let Some(r) = self.layout.range(b) else {
+                // A fixed body: no twist, so its entry is never read.
+                inverse_mass.push((0.0, [[0.0; 3]; 3]));
                 continue;
             };
+            let inertia = body.world_inertia();
+            inverse_mass.push((1.0 / body.mass, inverse_inertia::<S>(&inertia)));
             let nu = Twist::<S>::from_slice(&self.z[r.clone()]);
             let v0 = Twist::<S>::from_slice(&self.start_velocity[r.clone()]);
             let w_end = nu.angular * 2.0 - v0.angular;
             let mut kick = body.applied_impulse(&gravity, t_end, h);
-            kick.torque += S::gyroscopic_torque(&w_end, &body.world_inertia()) * h;
+            kick.torque += S::gyroscopic_torque(&w_end, &inertia) * h;
             let mut buf = [0.0; 6];
             kick.write_to(&mut buf[..S::DOF]);
             for (i, row) in r.clone().enumerate() {
