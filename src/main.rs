@@ -352,14 +352,14 @@ fn rocking_study(out: &Path, duration: f64) -> Result<(), String> {
     let rows = implicit_contact::study::rocking::study(out, duration)?;
     println!("Rocking and rolling bodies: energy over {duration} s and trajectory error over 1 s");
     println!(
-        "{:<15} {:<8} {:>8} {:>14} {:>12}",
-        "shape", "integr.", "h", "drift (rel.)", "traj. error"
+        "{:<15} {:<18} {:>8} {:>14} {:>12}",
+        "shape", "integrator", "h", "drift (rel.)", "traj. error"
     );
     for r in &rows {
         println!(
-            "{:<15} {:<8} {:>8} {:>14.3e} {:>12.3e}",
+            "{:<15} {:<18} {:>8} {:>14.3e} {:>12.3e}",
             r.shape.name(),
-            r.integrator.as_str(),
+            r.scheme.name(),
             r.time_step,
             r.energy_drift_relative,
             r.trajectory_error

@@ -192,6 +192,7 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
             &solve,
             report.retries,
             report.wall_time.as_secs_f64(),
+            report.energy_projection,
         )?;
         if !report.converged {
             let reason = match &report.failure {

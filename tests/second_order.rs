@@ -4,8 +4,8 @@
 
 use implicit_contact::geometry::Planar;
 use implicit_contact::model::{Dynamics, Integrator, Scene};
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
-use implicit_contact::study::rocking::{Shape, energy_scale, run_with_friction};
+use implicit_contact::stepper::{ImplicitStepper, StepReport, StepperSettings};
+use implicit_contact::study::rocking::{Scheme, Shape, energy_scale, run_with, run_with_friction};
 
 /// Trajectory errors over 1 s at h = 1e-2, 5e-3, 2.5e-3 against h = 2.5e-4.
 fn errors(shape: Shape, integrator: Integrator, mu: f64) -> Vec<f64> {
@@ -46,19 +46,49 @@ fn rattle_converges_at_second_order_on_smooth_contact_motion() {
     assert!(e[1] / e[2] < 2.5, "Euler is first order: {e:?}");
 }
 
-/// The energy targets: over 10 s, relative to the energy of the motion (above rest),
-/// RATTLE keeps the total energy within 1e-2 at h = 1e-2 and within 1e-4 at h = 1e-3 on the
-/// rocking spheroid and the rolling ellipsoid without slip (measured 1.6e-3 / 1.5e-5 and
-/// 3.5e-4 / 3.5e-6: second order, ratio 100 for a tenfold h), and frictionless; the drift is
-/// bounded, not a trend: the largest deviation over the last 5 s is no larger than 1.5× that
-/// over the first 5 s. Euler loses over 30 % of the spheroid's at h = 1e-2.
+/// The energy targets, with RATTLE as scenarios get it (the energy projection on):
+/// over 10 s, relative to the energy of the motion (above rest), the total energy stays within
+/// 1e-2 at h = 1e-2 and within 1e-4 at h = 1e-3 on the rocking spheroid, the rolling ellipsoid
+/// and the rocking p = 4 superellipsoid, without slip and frictionless. Measured (`study
+/// rocking`, μ = 1): 5.1e-6 / 6.6e-10, 1.9e-6 / 1.7e-10, 4.6e-9 / 6.4e-13; what remains is the
+/// first step (no contact loaded before it) and steps at turning points, where restoring the
+/// energy would change the near-zero kinetic energy by more than half and the step is left
+/// alone. The projection did work on the superellipsoid: at its flat pole the bare scheme's
+/// energy jumps (see the next test).
 #[test]
 fn rattle_keeps_the_energy_of_rolling_and_rocking_bodies() {
+    for shape in Shape::ALL {
+        let scale = energy_scale(shape);
+        for mu in [1.0, 0.0] {
+            for (h, bound) in [(1e-2, 1e-2), (1e-3, 1e-4)] {
+                let run = run_with(shape, Scheme::RATTLE.settings(), h, 10.0, 0.1, mu).unwrap();
+                let d = run.drift_relative(scale);
+                assert!(d <= bound, "{} μ = {mu} h = {h}: {d:e}", shape.name());
+            }
+        }
+    }
+    let scale = energy_scale(Shape::Spheroid);
+    let d = run_with_friction(Shape::Spheroid, Integrator::Euler, 1e-2, 2.0, 0.1, 1.0)
+        .unwrap()
+        .drift_relative(scale);
+    assert!(d > 0.3, "Euler damps the rocking: {d}");
+}
+
+/// The bare scheme (energy projection off) meets the same targets by itself on the smooth
+/// bodies, the rocking spheroid and the rolling ellipsoid (measured 1.6e-3 / 1.5e-5 and
+/// 3.5e-4 / 3.5e-6: second order, ratio 100 for a tenfold h), so the projection corrects
+/// `O(h²)`, not a defect; the drift is bounded, not a trend: the largest deviation over the
+/// last 5 s is no larger than 1.5× that over the first 5 s. On the superellipsoid it jumps at
+/// each passage over the flat pole (0.46 at h = 2.5e-3 over 10 s), which is what the
+/// projection is for.
+#[test]
+fn bare_rattle_keeps_the_energy_of_smooth_motion_without_trend() {
+    let bare = Scheme::RATTLE_UNPROJECTED.settings();
     for shape in [Shape::Spheroid, Shape::Ellipsoid] {
         let scale = energy_scale(shape);
         for mu in [1.0, 0.0] {
             for (h, bound) in [(1e-2, 1e-2), (1e-3, 1e-4)] {
-                let run = run_with_friction(shape, Integrator::Rattle, h, 10.0, 0.1, mu).unwrap();
+                let run = run_with(shape, bare.clone(), h, 10.0, 0.1, mu).unwrap();
                 let d = run.drift_relative(scale);
                 assert!(d <= bound, "{} μ = {mu} h = {h}: {d:e}", shape.name());
                 let half = run.energy.len() / 2;
@@ -76,21 +106,17 @@ fn rattle_keeps_the_energy_of_rolling_and_rocking_bodies() {
             }
         }
     }
-    let scale = energy_scale(Shape::Spheroid);
-    let d = run_with_friction(Shape::Spheroid, Integrator::Euler, 1e-2, 2.0, 0.1, 1.0)
-        .unwrap()
-        .drift_relative(scale);
-    assert!(d > 0.3, "Euler damps the rocking: {d}");
 }
 
 /// Steps `scene` under RATTLE `steps` times, asserting every step converges, the total energy
 /// never rises over a step by more than 1e-9 J (rounding: no energy source in these scenes)
 /// and every reported normal impulse is non-negative (the projection never pulls); `each`
-/// sees the stepper after every step. Returns the stepper and the initial energy.
+/// sees the stepper and the step's report after every step. Returns the stepper and the
+/// initial energy.
 fn run_without_energy_gain<S: Dynamics>(
     scene: Scene<S>,
     steps: usize,
-    mut each: impl FnMut(&ImplicitStepper<S>),
+    mut each: impl FnMut(&ImplicitStepper<S>, &StepReport),
 ) -> (ImplicitStepper<S>, f64) {
     let settings = StepperSettings {
         integrator: Integrator::Rattle,
@@ -118,7 +144,7 @@ fn run_without_energy_gain<S: Dynamics>(
                 s.time
             );
         }
-        each(&s);
+        each(&s, &report);
     }
     (s, e0)
 }
@@ -126,7 +152,8 @@ fn run_without_energy_gain<S: Dynamics>(
 /// A sphere dropped with a horizontal speed and backspin onto the plane (μ = 0.3): an
 /// inelastic impact, sliding, then rolling (a slip–stick transition). Under RATTLE the total
 /// energy never rises over a step by more than 1e-9 J, the impact removes the normal speed and
-/// the energy at the end is below the start.
+/// the energy at the end is below the start. The energy projection leaves the impact and the
+/// sliding alone: they do work.
 #[test]
 fn rattle_adds_no_energy_at_an_impact_or_a_stick_slip_transition() {
     use implicit_contact::geometry::{
@@ -177,9 +204,12 @@ fn rattle_adds_no_energy_at_an_impact_or_a_stick_slip_transition() {
     .with_body(ground)
     .unwrap();
     let (mut landed, mut stuck) = (false, false);
-    let (s, e0) = run_without_energy_gain(scene, 200, |s| {
+    let (s, e0) = run_without_energy_gain(scene, 200, |s, report| {
         let c = s.contacts();
         if c[0].normal_impulse > 0.0 {
+            if !landed || c[0].sigma > 1e-8 {
+                assert_eq!(report.energy_projection, 0.0, "t = {}", s.time);
+            }
             landed = true;
             assert!(
                 s.scene.bodies[0].twist.linear.z.abs() < 1e-6,
@@ -242,7 +272,7 @@ fn rattle_rests_a_body_on_redundant_contacts() {
     .unwrap()
     .with_body(ground)
     .unwrap();
-    let (s, _) = run_without_energy_gain(scene, 200, |_| {});
+    let (s, _) = run_without_energy_gain(scene, 200, |_, _| {});
     let c = s.contacts();
     let total: f64 = c.iter().map(|c| c.normal_impulse).sum();
     assert_eq!(c.len(), 2);

@@ -1,7 +1,9 @@
 //! `solver.csv`: one row per step with the report of the step's solve (an extension of the
 //! run's files; the contract's three files are unchanged):
 //! `step, t, status, solver, newton_iterations, crash_iterations, pivots,
-//! function_evaluations, jacobian_evaluations, restarts, retries, residual, wall_time_s`.
+//! function_evaluations, jacobian_evaluations, restarts, retries, residual, wall_time_s,
+//! energy_projection_j` (the last: the kinetic energy RATTLE's energy projection changed in the
+//! step, 0 otherwise).
 
 use super::OutputError;
 use super::format::{CsvFile, push_f64, push_text};
@@ -13,7 +15,7 @@ use std::path::PathBuf;
 pub const SOLVER_FILE: &str = "solver.csv";
 
 /// The columns of `solver.csv`.
-pub const SOLVER_COLUMNS: [&str; 13] = [
+pub const SOLVER_COLUMNS: [&str; 14] = [
     "step",
     "t",
     "status",
@@ -27,6 +29,7 @@ pub const SOLVER_COLUMNS: [&str; 13] = [
     "retries",
     "residual",
     "wall_time_s",
+    "energy_projection_j",
 ];
 
 /// Streams `solver.csv`.
@@ -46,7 +49,8 @@ impl SolverLogWriter {
 
     /// Writes the row of step `step` ending at time `t`: `report` is the step's solve (its
     /// counts over all attempts when the step was halved `retries` times), `wall_time_s` the
-    /// step's wall time in seconds.
+    /// step's wall time in seconds, `energy_projection` the step's
+    /// [`crate::stepper::StepReport::energy_projection`].
     pub fn write_row(
         &mut self,
         step: usize,
@@ -54,6 +58,7 @@ impl SolverLogWriter {
         report: &SolveReport,
         retries: usize,
         wall_time_s: f64,
+        energy_projection: f64,
     ) -> Result<(), OutputError> {
         let line = &mut self.csv.line;
         let _ = write!(line, "{step},");
@@ -76,6 +81,8 @@ impl SolverLogWriter {
         push_f64(line, report.residual);
         line.push(',');
         push_f64(line, wall_time_s);
+        line.push(',');
+        push_f64(line, energy_projection);
         line.push('\n');
         self.csv.write_line()
     }
@@ -102,7 +109,7 @@ mod tests {
         r.major_iterations = 3;
         r.pivots = 5;
         r.residual = 1.25e-11;
-        w.write_row(7, 0.07, &r, 1, 2.5e-5).unwrap();
+        w.write_row(7, 0.07, &r, 1, 2.5e-5, -1.5e-7).unwrap();
         w.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
@@ -114,6 +121,7 @@ mod tests {
         assert_eq!(row[10], "1");
         // Shortest round-trip formatting: the residual reads back to the same bits.
         assert_eq!(row[11].parse::<f64>().unwrap(), 1.25e-11);
+        assert_eq!(row[13].parse::<f64>().unwrap(), -1.5e-7);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

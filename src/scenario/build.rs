@@ -751,6 +751,13 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
         ));
     }
     let gravity = cx.vector::<S>(&sim.gravity, "simulation.gravity")?;
+    if sim.energy_projection.is_some() && sim.integrator != super::schema::IntegratorSpec::Rattle {
+        return Err(cx.err(
+            "simulation.energy_projection",
+            ErrorKind::InvalidValue,
+            "applies only to integrator = \"rattle\"",
+        ));
+    }
     let default_friction = friction(cx, &file.friction, "friction", "the scene default")?;
     let mut scene = Scene::new(&file.name, gravity, default_friction, h, duration)
         .map_err(|e| cx.model(e, "", "friction"))?;
@@ -880,6 +887,7 @@ impl ScenarioFile {
             scene,
             stepper: self.simulation.stepper,
             integrator: self.simulation.integrator.integrator(),
+            energy_projection: self.simulation.energy_projection.unwrap_or(true),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

@@ -35,7 +35,8 @@
 //! time_step = 0.01               # h > 0 (s)
 //! duration = 2.0                 # T ≥ 0 (s)
 //! stepper = "implicit"           # optional: "implicit" (default) or "lcp"
-//! integrator = "euler"           # optional: "euler" (the paper's, default) or "midpoint"
+//! integrator = "euler"           # optional: "euler" (the paper's, default), "midpoint", "rattle"
+//! energy_projection = true       # optional, only with "rattle": default true
 //! gravity = [0.0, 0.0, -9.81]    # one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -209,6 +210,8 @@ pub struct Scenario {
     pub stepper: Stepper,
     /// The time-integration scheme (`simulation.integrator`).
     pub integrator: crate::model::Integrator,
+    /// RATTLE's energy projection (`simulation.energy_projection`, default true).
+    pub energy_projection: bool,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -230,6 +233,7 @@ impl Scenario {
         crate::stepper::StepperSettings {
             solver: self.solver.clone(),
             integrator: self.integrator,
+            energy_projection: self.energy_projection,
             ..crate::stepper::StepperSettings::default()
         }
     }

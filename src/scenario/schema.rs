@@ -83,6 +83,11 @@ pub struct SimulationSpec {
     /// [`crate::contact`]).
     #[serde(default, skip_serializing_if = "is_default_integrator")]
     pub integrator: IntegratorSpec,
+    /// Under `integrator = "rattle"`: the energy projection of workless steps (default true;
+    /// see [`crate::stepper::ImplicitStepper`], "Energy projection"). Refused with another
+    /// integrator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy_projection: Option<bool>,
 }
 
 /// `simulation.integrator`: the file's name of a [`crate::model::Integrator`].

@@ -116,6 +116,41 @@ fn base_texts_are_valid() {
     assert_eq!(b.scene.body_names(), ["ball", "floor"]);
 }
 
+/// `simulation.energy_projection` is RATTLE's: read with it, on by default, and refused with
+/// another integrator, naming the key.
+#[test]
+fn energy_projection_is_a_rattle_key() {
+    let gravity = "gravity = [0.0, 0.0, -9.81]";
+    let rattle = edit(
+        BALL,
+        gravity,
+        &format!("{gravity}\nintegrator = \"rattle\""),
+    );
+    let on = parse(&rattle, FILE).unwrap();
+    assert!(on.stepper_settings().energy_projection);
+    let off = edit(
+        &rattle,
+        "integrator = \"rattle\"",
+        "integrator = \"rattle\"\nenergy_projection = false",
+    );
+    let off = parse(&off, FILE).unwrap();
+    assert!(!off.stepper_settings().energy_projection);
+    assert_eq!(
+        off.to_toml().matches("energy_projection = false").count(),
+        1
+    );
+    expect_error(
+        &edit(
+            BALL,
+            gravity,
+            &format!("{gravity}\nenergy_projection = true"),
+        ),
+        ErrorKind::InvalidValue,
+        "simulation.energy_projection",
+        &["rattle"],
+    );
+}
+
 /// Paper Example 1 (§6.1) loads with the paper's values: unit disc, m = 1, I = 0.5, μ = 0.4,
 /// g = 9.81, q0 = [0, 1, 0], ν0 = [−3, 0, 3], h = 0.01, 5 s, ground y ≤ 0 fixed.
 #[test]
@@ -686,6 +721,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             stepper: Stepper::Implicit,
             gravity: vec![0.0, 0.0, -9.81],
             integrator: IntegratorSpec::Midpoint,
+            energy_projection: None,
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

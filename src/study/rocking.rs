@@ -203,6 +203,20 @@ pub fn run_with_friction(
         integrator,
         ..StepperSettings::default()
     };
+    run_with(shape, settings, h, duration, sample, mu)
+}
+
+/// [`run_with_friction`] under the stepper `settings` (their integrator, their energy
+/// projection).
+pub fn run_with(
+    shape: Shape,
+    settings: StepperSettings,
+    h: f64,
+    duration: f64,
+    sample: f64,
+    mu: f64,
+) -> Result<Run, String> {
+    let integrator = settings.integrator;
     let mut stepper = ImplicitStepper::new(scene_with_friction(shape, h, duration, mu), settings)
         .map_err(|e| format!("{}: {e}", shape.name()))?;
     let steps = (duration / h).round() as usize;
@@ -235,13 +249,60 @@ pub fn run_with_friction(
     Ok(out)
 }
 
+/// A time integrator of the study: the integrator and, under RATTLE, whether the energy
+/// projection is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scheme {
+    /// The integrator.
+    pub integrator: Integrator,
+    /// RATTLE's energy projection ([`StepperSettings::energy_projection`]).
+    pub energy_projection: bool,
+}
+
+impl Scheme {
+    /// The paper's scheme.
+    pub const EULER: Scheme = Scheme {
+        integrator: Integrator::Euler,
+        energy_projection: false,
+    };
+    /// RATTLE as scenarios get it by default: with the energy projection.
+    pub const RATTLE: Scheme = Scheme {
+        integrator: Integrator::Rattle,
+        energy_projection: true,
+    };
+    /// RATTLE without the energy projection: the bare second-order scheme.
+    pub const RATTLE_UNPROJECTED: Scheme = Scheme {
+        integrator: Integrator::Rattle,
+        energy_projection: false,
+    };
+    /// The schemes of the study, in its order.
+    pub const ALL: [Scheme; 3] = [Scheme::EULER, Scheme::RATTLE_UNPROJECTED, Scheme::RATTLE];
+
+    /// The name in `rocking_energy.csv`'s `integrator` column and the figures.
+    pub fn name(&self) -> &'static str {
+        match (self.integrator, self.energy_projection) {
+            (Integrator::Rattle, false) => "rattle_unprojected",
+            (i, _) => i.as_str(),
+        }
+    }
+
+    /// The stepper's settings.
+    pub fn settings(&self) -> StepperSettings {
+        StepperSettings {
+            integrator: self.integrator,
+            energy_projection: self.energy_projection,
+            ..StepperSettings::default()
+        }
+    }
+}
+
 /// One row of `rocking_energy.csv`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StudyRow {
     /// The body.
     pub shape: Shape,
     /// The integrator.
-    pub integrator: Integrator,
+    pub scheme: Scheme,
     /// `h`.
     pub time_step: f64,
     /// `max |E(t) − E(0)|` over the run, relative to [`energy_scale`].
@@ -259,23 +320,22 @@ pub const TIME_STEPS: [f64; 4] = [1e-2, 5e-3, 2.5e-3, 1e-3];
 pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, String> {
     use crate::plot::{Figure, Legend, Panel, Series, save};
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let integrators = [Integrator::Euler, Integrator::Rattle];
     let mut rows = Vec::new();
     for shape in Shape::ALL {
         let scale = energy_scale(shape);
         let reference = run(shape, Integrator::Rattle, 2.5e-4, 1.0, 0.1)?;
         let mut energy_panel = Panel::new("(E − E₀) / E_motion").legend(Legend::LowerLeft);
         let mut conv = Panel::new("trajectory error over 1 s").log_y();
-        for (c, &integrator) in integrators.iter().enumerate() {
+        for (c, &scheme) in Scheme::ALL.iter().enumerate() {
             let mut errors = Vec::new();
             for &h in &TIME_STEPS {
-                let long = run(shape, integrator, h, duration, 0.1)?;
-                let short = run(shape, integrator, h, 1.0, 0.1)?;
+                let long = run_with(shape, scheme.settings(), h, duration, 0.1, 1.0)?;
+                let short = run_with(shape, scheme.settings(), h, 1.0, 0.1, 1.0)?;
                 let error = short.trajectory_error(&reference, 0.4);
                 errors.push((h, error));
                 rows.push(StudyRow {
                     shape,
-                    integrator,
+                    scheme,
                     time_step: h,
                     energy_drift_relative: long.drift_relative(scale),
                     trajectory_error: error,
@@ -289,7 +349,7 @@ pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, Stri
                         .step_by(stride)
                         .map(|(t, e)| (*t, (e - long.energy[0]) / scale))
                         .collect();
-                    let label = format!("{} h = {h}", integrator.as_str());
+                    let label = format!("{} h = {h}", scheme.name());
                     let series = if h == 1e-2 {
                         Series::line(label, points)
                     } else {
@@ -298,22 +358,22 @@ pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, Stri
                     energy_panel = energy_panel.series(series.with_color(c));
                 }
             }
-            conv = conv.series(Series::points(integrator.as_str(), errors.clone()).with_color(c));
+            conv = conv.series(Series::points(scheme.name(), errors.clone()).with_color(c));
         }
         // Slopes 1 and 2 through the Euler and RATTLE errors at the largest step.
-        let first = |i: usize| {
+        let first = |scheme: Scheme| {
             rows.iter()
-                .find(|r| r.shape == shape && r.integrator == integrators[i])
+                .find(|r| r.shape == shape && r.scheme == scheme)
                 .map_or(1.0, |r| r.trajectory_error)
         };
-        for (slope, i) in [(1.0, 0usize), (2.0, 1usize)] {
-            let e0 = first(i);
+        for (slope, scheme, i) in [(1.0, Scheme::EULER, 0), (2.0, Scheme::RATTLE, 1)] {
+            let e0 = first(scheme);
             let h0 = TIME_STEPS[0];
             let pts = TIME_STEPS
                 .iter()
                 .map(|&h| (h, e0 * (h / h0).powf(slope)))
                 .collect();
-            conv = conv.series(Series::dashed(format!("slope {slope}"), pts).with_color(2 + i));
+            conv = conv.series(Series::dashed(format!("slope {slope}"), pts).with_color(3 + i));
         }
         let name = shape.name();
         let fig = Figure::new(format!("{name}: energy over {duration} s"))
@@ -332,7 +392,7 @@ pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, Stri
         csv += &format!(
             "{},{},{},{:e},{:e}\n",
             r.shape.name(),
-            r.integrator.as_str(),
+            r.scheme.name(),
             r.time_step,
             r.energy_drift_relative,
             r.trajectory_error
