@@ -173,8 +173,10 @@ impl CompliantLayer {
 ///   with bounded energy error: the midpoint's first half-kick and drift inside the one MCP
 ///   (contacts still at the end of the step), then a second half-kick of the smooth impulses at
 ///   the end-of-step state and a projection of the end-of-step velocity onto the velocity
-///   constraints of the contacts that carry an impulse (RATTLE, Andersen 1983). Derivation in
-///   [`crate::stepper::implicit`] (module docs, "Second-order integration").
+///   constraints of the contacts that carry an impulse (RATTLE, Andersen 1983); by default
+///   steps over which the contacts do no work end with an energy projection
+///   (`simulation.energy_projection`). Derivation in [`crate::stepper::implicit`] (module
+///   docs, "Second-order integration" and "Energy projection").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Integrator {
     /// The paper's backward-Euler scheme (default).

@@ -169,7 +169,7 @@ impl<S: Space> ConvexPart<S> {
 
 impl ConvexPart<Planar> {
     /// The regular polygon with `n ≥ 3` vertices on the circle of radius `r` about the origin,
-    /// vertex `k` at the angle `−π/2 + 2πk/n` (see the [module docs](self)).
+    /// vertex `k` at the angle `−π/2 + 2πk/n` (see this module's docs).
     pub fn regular_polygon(radius: f64, n: usize) -> Result<Self, GeometryError> {
         regular_polygon_generic::<Planar>(radius, n)
     }
