@@ -104,6 +104,11 @@
 //!   sliding friction is halved: Example 2's transitions then converge, as `h → 0`, to 2.73,
 //!   2.98, 3.44 s instead of Euler's limit 2.945, 3.214, 3.70 s; with it to that same limit
 //!   (2.945, 3.214, 3.703 s at `h` = 1e-3; 2.95, 3.22, 3.71 s at `h` = 1e-2).
+//! * A sticking contact whose whole-step friction would leave its friction ellipsoid slides
+//!   through the second half instead: its tangential rows leave and its normal row carries
+//!   friction on the ellipsoid along the friction the stick needed (as a sliding contact's),
+//!   so the step's whole impulse stays in the cone (the rolling ellipsoid at `μ` = 0.12, which
+//!   sticks and slips in turn: 3.1e-3 outside before, within the MCP's tolerance now).
 //! * A contact whose whole-step normal impulse `p_n + μ_n` would be negative (separating
 //!   within the second half) leaves the projection, so it never pulls; impacts stay
 //!   inelastic (a new contact's normal velocity is projected to zero; with `B = J` the

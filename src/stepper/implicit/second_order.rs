@@ -59,6 +59,7 @@ pub(super) struct KickScratch {
     pub(super) loaded: Vec<bool>,
     pub(super) loaded_at_step: Vec<bool>,
     now_loaded: Vec<bool>,
+    now_sticks: Vec<bool>,
     /// Per body, its group's representative (bodies linked by loaded contacts), and per group
     /// (at its representative) what the energy projection needs.
     group: Vec<usize>,
@@ -94,6 +95,12 @@ fn find(group: &mut [usize], mut b: usize) -> usize {
     }
     b
 }
+
+/// How far (relative) a sticking contact's whole-step friction may exceed its friction
+/// ellipsoid before the projection lets it slide ([`ImplicitStepper::cap_friction`]): the MCP
+/// holds its own half inside to its tolerance, 1e-10 on the squares, which is about 1e-6
+/// relative on the norm at the rocking bodies' impulses (`μ p_n` ≈ 7e-3 N s).
+const CONE_SLACK: f64 = 1e-6;
 
 /// Projections with at most this many rows are solved densely on the stack.
 const SMALL_PROJECTION: usize = 12;
@@ -282,6 +289,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             start_energy,
             loaded,
             now_loaded,
+            now_sticks,
             group,
             groups,
             ..
@@ -318,14 +326,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
         loaded.resize(self.slots.len(), false);
         now_loaded.clear();
         now_loaded.resize(self.slots.len(), false);
+        now_sticks.clear();
+        now_sticks.resize(self.slots.len(), false);
         for row in rows.iter() {
             now_loaded[row.slot] = true;
+            // Tangential rows: the contact sticks through the whole step.
+            now_sticks[row.slot] |= row.impulse[0] == 0.0;
         }
         for &k in &self.active {
             let slot = &self.slots[k];
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            let slides = slot.block.friction().mu > 0.0 && x[l.sigma] > STICK_SIGMA;
+            // Sliding in the MCP, or let slide by the projection (no tangential rows left).
+            let slides = slot.block.friction().mu > 0.0 && !now_sticks[k];
             if slot.block.quasi_rigid().is_some() || (now_loaded[k] && slides) {
                 for b in [slot.body1, slot.body2] {
                     let r = find(group, b);
@@ -487,6 +498,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 rows.retain(|row| !pulling[..count].contains(&row.slot));
                 continue;
             }
+            if self.cap_friction(rows, mu) {
+                continue;
+            }
             for (row, m) in rows.iter().zip(mu.iter()) {
                 for (total, per) in projected[row.slot].iter_mut().zip(row.impulse) {
                     *total += per * m;
@@ -501,6 +515,67 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             return;
         }
+    }
+
+    /// Sticking contacts whose whole-step friction (the MCP's plus the projection's multipliers
+    /// `mu`) would leave the friction ellipsoid `Σ_k P_k²/e_k² ≤ μ² P_n²` by more than
+    /// [`CONE_SLACK`] cannot stick through the second half of the step: each slides there
+    /// instead. Its tangential rows leave and its normal row carries friction on the
+    /// ellipsoid's boundary along the friction the stick would have needed, `B_n = J_n + Σ_k
+    /// f_k J_k` with `f_k = μ P_k / (Σ_j P_j²/e_j²)^{1/2}`, as the normal row of a contact the
+    /// MCP found sliding. The MCP's part is inside the ellipsoid and the second half's on its
+    /// boundary, so the whole step's is inside. True if a contact was converted (the projection
+    /// is then solved again; each round converts at least one, so it ends).
+    fn cap_friction(&self, rows: &mut Vec<ProjectionRow>, mu: &[f64]) -> bool {
+        let mut changed = false;
+        let mut i = 0;
+        while i < rows.len() {
+            let row = rows[i];
+            let count = rows[i + 1..]
+                .iter()
+                .take_while(|r| r.slot == row.slot && r.impulse[0] == 0.0)
+                .count();
+            if row.impulse[0] != 1.0 || count == 0 {
+                i += 1;
+                continue;
+            }
+            let slot = &self.slots[row.slot];
+            let l = slot.block.layout();
+            let friction = slot.block.friction();
+            let axes = [friction.e_t, friction.e_o, friction.e_r];
+            // The friction component of a tangential row: where its unit impulse is.
+            let component = |r: &ProjectionRow| (1..4).find(|&c| r.impulse[c] == 1.0).unwrap_or(1);
+            let mut total = [0.0; 3];
+            for (j, t) in rows[i + 1..i + 1 + count].iter().enumerate() {
+                let k = component(t) - 1;
+                total[k] = self.z[slot.offset + l.friction + k] + mu[i + 1 + j];
+            }
+            let norm = (0..3)
+                .map(|k| (total[k] / axes[k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let limit = friction.mu * (row.normal + mu[i]);
+            if norm <= limit * (1.0 + CONE_SLACK) {
+                i += 1 + count;
+                continue;
+            }
+            let mut normal = row;
+            for t in &rows[i + 1..i + 1 + count] {
+                let c = component(t);
+                let f = friction.mu * total[c - 1] / norm;
+                normal.impulse[c] = f;
+                for (side, mb) in normal.mb.iter_mut().enumerate() {
+                    for (m, tm) in mb.iter_mut().zip(&t.mb[side]) {
+                        *m += f * tm;
+                    }
+                }
+            }
+            rows[i] = normal;
+            rows.drain(i + 1..i + 1 + count);
+            changed = true;
+            i += 1;
+        }
+        changed
     }
 
     /// The unit normal `n = ∇f(a₁)/‖∇f(a₁)‖` of contact slot `k` at the point `a₁` (the first
