@@ -222,6 +222,16 @@ fn rattle_adds_no_energy_at_an_impact_or_a_stick_slip_transition() {
     assert!(s.scene.kinetic_energy() + s.scene.potential_energy() < e0);
 }
 
+/// The fixed ground `y ≤ 0` of the planar scenes.
+fn planar_ground() -> implicit_contact::model::RigidBody<Planar> {
+    use implicit_contact::geometry::{BodyShape, ConvexPart, HalfSpace, Placed, Pose};
+    use nalgebra::Vector2;
+    let f = Placed::at_origin(HalfSpace::<Planar>::new(Vector2::y(), 0.0).unwrap());
+    let shape = BodyShape::new("ground", vec![ConvexPart::single("ground", f).unwrap()]).unwrap();
+    let pose = Pose::planar(0.0, 0.0, 0.0, "ground").unwrap();
+    implicit_contact::model::RigidBody::<Planar>::fixed("ground", shape, pose).unwrap()
+}
+
 /// A 2D dumbbell (one body of two unit discs 3 apart) dropped flat with a sideways speed onto
 /// the ground (μ = 0.5): two contacts, and once it sticks four velocity rows on three degrees
 /// of freedom, so the projection's rows are redundant (the least-squares path). It lands,
@@ -230,7 +240,7 @@ fn rattle_adds_no_energy_at_an_impact_or_a_stick_slip_transition() {
 /// normal impulses carry the weight, m g h, to 1e-9 and the velocity is zero to 1e-9.
 #[test]
 fn rattle_rests_a_body_on_redundant_contacts() {
-    use implicit_contact::geometry::{BodyShape, Circle, ConvexPart, HalfSpace, Placed, Pose};
+    use implicit_contact::geometry::{BodyShape, Circle, ConvexPart, Placed, Pose};
     use implicit_contact::model::{Friction, RigidBody, Twist};
     use nalgebra::{Vector1, Vector2};
     let disc = |name: &str, x: f64| {
@@ -249,17 +259,7 @@ fn rattle_rests_a_body_on_redundant_contacts() {
     .unwrap()
     .with_twist(Twist::new(Vector2::new(1.0, 0.0), Vector1::new(0.0)))
     .unwrap();
-    let ground_f = Placed::at_origin(HalfSpace::<Planar>::new(Vector2::y(), 0.0).unwrap());
-    let ground = RigidBody::<Planar>::fixed(
-        "ground",
-        BodyShape::new(
-            "ground",
-            vec![ConvexPart::single("ground", ground_f).unwrap()],
-        )
-        .unwrap(),
-        Pose::planar(0.0, 0.0, 0.0, "ground").unwrap(),
-    )
-    .unwrap();
+    let ground = planar_ground();
     let scene = Scene::new(
         "dumbbell",
         Vector2::new(0.0, -9.81),
@@ -359,9 +359,7 @@ fn rattle_keeps_the_whole_impulse_in_the_friction_cone() {
 /// for the superellipse); the bare scheme does not on the superellipse (0.79 at h = 1e-2).
 #[test]
 fn rattle_keeps_the_energy_of_rocking_planar_bodies() {
-    use implicit_contact::geometry::{
-        BodyShape, ConvexPart, HalfSpace, Placed, Pose, Superellipsoid,
-    };
+    use implicit_contact::geometry::{BodyShape, ConvexPart, Placed, Pose, Superellipsoid};
     use implicit_contact::model::{Friction, RigidBody};
     use nalgebra::Vector2;
     let (a, m, g, tilt) = (Vector2::new(0.4, 0.2), 1.0, 9.81, 0.2f64);
@@ -376,17 +374,7 @@ fn rattle_keeps_the_energy_of_rocking_planar_bodies() {
         let pose = Pose::planar(0.0, height, tilt, "body").unwrap();
         let inertia = m * (a.x * a.x + a.y * a.y) / 4.0;
         let body = RigidBody::<Planar>::new("body", m, inertia, shape, pose).unwrap();
-        let ground_f = Placed::at_origin(HalfSpace::<Planar>::new(Vector2::y(), 0.0).unwrap());
-        let ground = RigidBody::<Planar>::fixed(
-            "ground",
-            BodyShape::new(
-                "ground",
-                vec![ConvexPart::single("ground", ground_f).unwrap()],
-            )
-            .unwrap(),
-            Pose::planar(0.0, 0.0, 0.0, "ground").unwrap(),
-        )
-        .unwrap();
+        let ground = planar_ground();
         let scene = Scene::new(
             "rocking",
             Vector2::new(0.0, -g),
