@@ -1162,21 +1162,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.mass.clear();
         let rattle = self.settings.integrator == Integrator::Rattle;
         if rattle && self.settings.energy_projection {
-            // The energy projection's reference: each body's energy, where its loads have a
-            // potential (gravity, a constant force); NaN where they do work it does not track.
-            let start_energy = &mut self.kick.start_energy;
-            start_energy.clear();
-            start_energy.extend(self.scene.bodies.iter().map(|b| {
-                let torque = b.external_wrench.torque;
-                let conservative = b.controller.is_none()
-                    && b.layer.is_none()
-                    && S::angular_dot(&torque, &torque) == 0.0;
-                if conservative {
-                    b.kinetic_energy() + b.potential_energy(&gravity)
-                } else {
-                    f64::NAN
-                }
-            }));
+            self.record_start_energy();
         }
         for (b, body) in self.scene.bodies.iter().enumerate() {
             if let Some(range) = self.layout.range(b) {

@@ -273,6 +273,26 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.kick = scratch;
     }
 
+    /// The energy projection's reference, at the start of a step: each body's energy, where its
+    /// loads have a potential (gravity, a constant force); NaN where they do work it does not
+    /// track (a controller, a constant torque, a compliant layer).
+    pub(super) fn record_start_energy(&mut self) {
+        let gravity = self.scene.gravity;
+        let start_energy = &mut self.kick.start_energy;
+        start_energy.clear();
+        start_energy.extend(self.scene.bodies.iter().map(|b| {
+            let torque = b.external_wrench.torque;
+            let conservative = b.controller.is_none()
+                && b.layer.is_none()
+                && S::angular_dot(&torque, &torque) == 0.0;
+            if conservative {
+                b.kinetic_energy() + b.potential_energy(&gravity)
+            } else {
+                f64::NAN
+            }
+        }));
+    }
+
     /// The energy projection of the end of a RATTLE step: per group of bodies linked by
     /// projected contacts, touching a fixed body, whose contacts were all workless over the
     /// step (each carried an impulse at the start and at the end, and sticks or is
@@ -379,9 +399,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             let s = s2.sqrt();
             let body = &mut self.scene.bodies[b];
-            let before = body.kinetic_energy();
+            changed += (s2 - 1.0) * body.kinetic_energy();
             body.twist = Twist::new(body.twist.linear * s, body.twist.angular * s);
-            changed += body.kinetic_energy() - before;
         }
         self.energy_projected += changed;
     }
