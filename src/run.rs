@@ -57,6 +57,12 @@ impl Recordable for Spatial {
     }
 }
 
+/// Steps between flushes of the run's CSV files.
+const FLUSH_EVERY: usize = 100;
+
+/// A step slower than this (in seconds) flushes the files at once.
+const SLOW_STEP_S: f64 = 0.05;
+
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -108,52 +114,59 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
         potential: s.scene().potential_energy() + s.elastic_energy(),
     };
     let mut states: Vec<BodyState> = Vec::with_capacity(moving.len());
-    let mut write_rows =
-        |stepper: &T, step: usize, states: &mut Vec<BodyState>| -> Result<(), OutputError> {
-            states.clear();
-            states.extend(
-                moving
-                    .iter()
-                    .map(|&b| S::record(&stepper.scene().bodies[b])),
-            );
-            trajectory.write_row(&TrajectoryRow {
-                step,
-                t: stepper.time(),
-                bodies: states,
-                energy: energy(stepper),
-            })?;
-            if step > 0 {
-                for c in stepper.contacts().iter() {
-                    let mode = contact_mode(c);
-                    contacts.write_row(&ContactRow {
-                        step,
-                        t: stepper.time(),
-                        contact: c.id,
-                        body1: &stepper.scene().bodies[c.body1].name,
-                        body2: &stepper.scene().bodies[c.body2].name,
-                        gap: c.gap,
-                        normal_impulse: c.normal_impulse,
-                        friction_impulse: c.friction_impulse,
-                        torsion_impulse: c.torsion_impulse,
-                        slip_speed: if mode == ContactMode::Separated {
-                            f64::NAN
-                        } else {
-                            c.sigma
-                        },
-                        mode,
-                        a1: &c.a1,
-                        a2: &c.a2,
-                        quasi_rigid: c.quasi_rigid.map(|q| QuasiRigidImpulses {
-                            deflection: q.deflection,
-                            spring_impulse: q.spring_impulse,
-                            core_impulse: q.core_impulse,
-                        }),
-                    })?;
-                }
+    let mut write_rows = |stepper: &T,
+                          step: usize,
+                          states: &mut Vec<BodyState>,
+                          flush: bool|
+     -> Result<(), OutputError> {
+        states.clear();
+        states.extend(
+            moving
+                .iter()
+                .map(|&b| S::record(&stepper.scene().bodies[b])),
+        );
+        trajectory.write_row(&TrajectoryRow {
+            step,
+            t: stepper.time(),
+            bodies: states,
+            energy: energy(stepper),
+        })?;
+        if step > 0 {
+            for c in stepper.contacts().iter() {
+                let mode = contact_mode(c);
+                contacts.write_row(&ContactRow {
+                    step,
+                    t: stepper.time(),
+                    contact: c.id,
+                    body1: &stepper.scene().bodies[c.body1].name,
+                    body2: &stepper.scene().bodies[c.body2].name,
+                    gap: c.gap,
+                    normal_impulse: c.normal_impulse,
+                    friction_impulse: c.friction_impulse,
+                    torsion_impulse: c.torsion_impulse,
+                    slip_speed: if mode == ContactMode::Separated {
+                        f64::NAN
+                    } else {
+                        c.sigma
+                    },
+                    mode,
+                    a1: &c.a1,
+                    a2: &c.a2,
+                    quasi_rigid: c.quasi_rigid.map(|q| QuasiRigidImpulses {
+                        deflection: q.deflection,
+                        spring_impulse: q.spring_impulse,
+                        core_impulse: q.core_impulse,
+                    }),
+                })?;
             }
-            Ok(())
-        };
-    write_rows(stepper, 0, &mut states)?;
+        }
+        if flush {
+            trajectory.flush()?;
+            contacts.flush()?;
+        }
+        Ok(())
+    };
+    write_rows(stepper, 0, &mut states, false)?;
     let initial = energy(stepper);
     let mut summary = SummaryBuilder::new(
         &stepper.scene().name,
@@ -207,11 +220,18 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
             trajectory.finish()?;
             contacts.finish()?;
             solver_log.finish()?;
+            summary.record_failed_step(report.retries);
             summary.set_contacts(seen.into_values().collect());
             dir.write_summary(&summary.incomplete(reason.clone()))?;
             return Err(RunError::StepFailed(reason));
         }
-        write_rows(stepper, step, &mut states)?;
+        // Rows reach the operating system together, every FLUSH_EVERY steps and after any
+        // slow step, so that an interrupted run keeps its diagnostics.
+        let flush = step % FLUSH_EVERY == 0 || report.wall_time.as_secs_f64() > SLOW_STEP_S;
+        write_rows(stepper, step, &mut states, flush)?;
+        if flush {
+            solver_log.flush()?;
+        }
         note_contacts(stepper, &mut seen);
         let penetration = stepper.penetration();
         let e = energy(stepper);

@@ -98,3 +98,229 @@ pub fn sphere_row(n: usize, gap: f64, speed: f64, mu: f64) -> Result<Scene<Spati
     }
     Ok(scene)
 }
+
+/// A small deterministic generator (SplitMix64) for the seeded scenes: the same seed gives the
+/// same scene on every machine.
+#[derive(Debug, Clone)]
+pub struct SceneRng(u64);
+
+impl SceneRng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `[lo, hi)`.
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * u
+    }
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Space left between neighbours of the packed scenes (pyramids, stacks) at `t = 0`, as a
+/// fraction of the radius: they touch to within it, never overlap.
+const PACKING_CLEARANCE: f64 = 1e-9;
+
+fn sphere_body(name: &str, r: f64, centre: Vector3<f64>) -> Result<RigidBody<Spatial>, SceneError> {
+    let m = 1.0;
+    let pose = Pose::spatial(centre, Quaternion::identity(), name)?;
+    Ok(RigidBody::<Spatial>::new(
+        name,
+        m,
+        Matrix3::identity() * (0.4 * m * r * r),
+        single(name, Placed::at_origin(Sphere::new(r)?))?,
+        pose,
+    )?)
+}
+
+fn disc_body(name: &str, r: f64, x: f64, y: f64) -> Result<RigidBody<Planar>, SceneError> {
+    let m = 1.0;
+    Ok(RigidBody::<Planar>::new(
+        name,
+        m,
+        0.5 * m * r * r,
+        single(name, Placed::at_origin(Circle::new(r)?))?,
+        Pose::planar(x, y, 0.0, name)?,
+    )?)
+}
+
+/// The number of spheres of a tetrahedral pyramid of `layers` layers (1, 4, 10, 20, 35, …).
+pub fn tetrahedral_number(layers: usize) -> usize {
+    layers * (layers + 1) * (layers + 2) / 6
+}
+
+/// A tetrahedral pyramid of `layers` layers of spheres (radius 0.1 m, mass 1 kg; 4, 10, 20 and
+/// 35 spheres for 2–5 layers) resting on the ground `z ≤ 0`, the bottom layer a close-packed
+/// triangle, each layer in the hollows of the one below, every neighbour touching (to
+/// 1e-9 r). Friction `mu`, `g = 9.81`, `h = 0.01`, 2 s. Every sphere above the bottom layer
+/// rests on three: the contact impulses are statically indeterminate.
+pub fn sphere_pyramid(layers: usize, mu: f64) -> Result<Scene<Spatial>, SceneError> {
+    let r = 0.1;
+    let d = 2.0 * r * (1.0 + PACKING_CLEARANCE);
+    let mut scene = Scene::new(
+        &format!("sphere_pyramid_{}", tetrahedral_number(layers)),
+        Vector3::new(0.0, 0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        2.0,
+    )?
+    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let layer_height = d * (2.0f64 / 3.0).sqrt();
+    let mut k = 0;
+    for level in 0..layers {
+        let side = layers - level;
+        // Each layer sits over the centroids of the triangles of the one below.
+        let (ox, oy) = (
+            level as f64 * 0.5 * d,
+            level as f64 * d / (2.0 * 3.0f64.sqrt()),
+        );
+        for j in 0..side {
+            for i in 0..side - j {
+                let x = ox + d * (i as f64 + 0.5 * j as f64);
+                let y = oy + d * (j as f64 * 3.0f64.sqrt() / 2.0);
+                let z = r * (1.0 + PACKING_CLEARANCE) + level as f64 * layer_height;
+                let body = sphere_body(&format!("sphere{k}"), r, Vector3::new(x, y, z))?;
+                scene = scene.with_body(body)?;
+                k += 1;
+            }
+        }
+    }
+    Ok(scene)
+}
+
+/// A 2D pyramid of discs (radius 0.1 m, mass 1 kg) with `rows` rows (3, 6, 10 discs for 2–4
+/// rows) on the ground `y ≤ 0`: the bottom row touching side by side, each disc above resting
+/// in the hollow of two. Friction `mu`, `g = 9.81`, `h = 0.01`, 2 s. The three-disc pyramid
+/// stands for `mu ≥ 2 − √3` between the bottom discs and the ground and slides apart below.
+pub fn disc_pyramid(rows: usize, mu: f64) -> Result<Scene<Planar>, SceneError> {
+    let r = 0.1;
+    let d = 2.0 * r * (1.0 + PACKING_CLEARANCE);
+    let n = rows * (rows + 1) / 2;
+    let mut scene = Scene::new(
+        &format!("disc_pyramid_{n}"),
+        Vector2::new(0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        2.0,
+    )?
+    .with_body(ground::<Planar>(Vector2::new(0.0, 1.0))?)?;
+    let mut k = 0;
+    for level in 0..rows {
+        for i in 0..rows - level {
+            let x = d * (i as f64 + 0.5 * level as f64);
+            let y = r * (1.0 + PACKING_CLEARANCE) + level as f64 * d * 3.0f64.sqrt() / 2.0;
+            scene = scene.with_body(disc_body(&format!("disc{k}"), r, x, y)?)?;
+            k += 1;
+        }
+    }
+    Ok(scene)
+}
+
+/// A vertical stack of `n` spheres (radius 0.1 m, mass 1 kg) on the ground, each resting on
+/// the one below (an equilibrium the symmetric scene keeps). Friction `mu`, `h = 0.01`, 2 s.
+pub fn sphere_stack(n: usize, mu: f64) -> Result<Scene<Spatial>, SceneError> {
+    let r = 0.1;
+    let d = 2.0 * r * (1.0 + PACKING_CLEARANCE);
+    let mut scene = Scene::new(
+        &format!("sphere_stack_{n}"),
+        Vector3::new(0.0, 0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        2.0,
+    )?
+    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    for k in 0..n {
+        let z = r * (1.0 + PACKING_CLEARANCE) + k as f64 * d;
+        scene = scene.with_body(sphere_body(
+            &format!("sphere{k}"),
+            r,
+            Vector3::new(0.0, 0.0, z),
+        )?)?;
+    }
+    Ok(scene)
+}
+
+/// `n` spheres of radius 0.5 m and mass 1 kg dropped from rest onto the ground `z ≤ 0` (the
+/// issue's MuJoCo comparison): placed at random (from `seed`) without overlap in a column of
+/// about `⌈√n⌉ × ⌈√n⌉` sphere widths, 0.1 m apart at least, the lowest 0.05 m above the
+/// ground. Friction `mu`, `g = 9.81`, `h = 0.01`, 1 s.
+pub fn sphere_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, SceneError> {
+    let r = 0.5;
+    let mut rng = SceneRng::new(seed);
+    let mut scene = Scene::new(
+        &format!("sphere_pile_{n}"),
+        Vector3::new(0.0, 0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        1.0,
+    )?
+    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let side = (n as f64).sqrt().ceil() as usize;
+    let cell = 2.0 * r + 0.1;
+    let per_layer = side * side;
+    for k in 0..n {
+        let (layer, idx) = (k / per_layer, k % per_layer);
+        let jitter = 0.04;
+        let x = (idx % side) as f64 * cell + rng.uniform(-jitter, jitter);
+        let y = (idx / side) as f64 * cell + rng.uniform(-jitter, jitter);
+        let z = r + 0.05 + layer as f64 * cell + rng.uniform(0.0, jitter);
+        scene = scene.with_body(sphere_body(
+            &format!("sphere{k}"),
+            r,
+            Vector3::new(x, y, z),
+        )?)?;
+    }
+    Ok(scene)
+}
+
+/// The 2D counterpart of [`sphere_pile`]: `n` discs of radius 0.5 m dropped from rest in a
+/// column `⌈√n⌉` discs wide, into a bin (two fixed walls) so that they pile up. Friction `mu`,
+/// `h = 0.01`, 1 s.
+pub fn disc_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Planar>, SceneError> {
+    let r = 0.5;
+    let mut rng = SceneRng::new(seed);
+    let side = (n as f64).sqrt().ceil() as usize;
+    let cell = 2.0 * r + 0.1;
+    let width = side as f64 * cell;
+    let wall =
+        |name: &str, normal: Vector2<f64>, offset: f64| -> Result<RigidBody<Planar>, SceneError> {
+            let shape = single(
+                name,
+                Placed::at_origin(HalfSpace::<Planar>::new(normal, offset)?),
+            )?;
+            Ok(RigidBody::fixed(name, shape, Pose::identity())?)
+        };
+    let mut scene = Scene::new(
+        &format!("disc_pile_{n}"),
+        Vector2::new(0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        1.0,
+    )?
+    .with_body(ground::<Planar>(Vector2::new(0.0, 1.0))?)?
+    // The walls are the solids x ≤ −cell/2 and x ≥ width − cell/2 (a half-space is n·x ≤ offset).
+    .with_body(wall("left_wall", Vector2::new(1.0, 0.0), -0.5 * cell)?)?
+    .with_body(wall(
+        "right_wall",
+        Vector2::new(-1.0, 0.0),
+        0.5 * cell - width,
+    )?)?;
+    for k in 0..n {
+        let (layer, idx) = (k / side, k % side);
+        let x = idx as f64 * cell + rng.uniform(-0.04, 0.04);
+        let y = r + 0.05 + layer as f64 * cell + rng.uniform(0.0, 0.04);
+        scene = scene.with_body(disc_body(&format!("disc{k}"), r, x, y)?)?;
+    }
+    Ok(scene)
+}

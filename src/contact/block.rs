@@ -201,6 +201,39 @@ pub struct ContactBlock<S: Space> {
     /// `½ (r_start + r_end)`, so that `h (v + ω × r)` is the step's rolling displacement to
     /// second order; `None`: the end-of-step lever (the paper's rows).
     start_levers: Option<[Vec3; 2]>,
+    /// The proximal regularisation of the impulses (see [`Proximal`]); zero weights leave the
+    /// paper's rows.
+    proximal: Proximal,
+}
+
+/// The proximal-point terms that make a statically indeterminate step well posed (see
+/// [`crate::stepper`], "Well-posed impulses"): with weights `ε` and a centre `(p̄, σ̄)`, the rows
+/// become
+///
+/// ```text
+/// C3  f(a₂) + ε_n (p_n − p̄_n)                         ≥ 0 ⊥ p_n ≥ 0
+/// FR  e_k² μ p_n s_k + p_k σ + ε_f (p_k − p̄_k)        = 0
+/// CS  μ² p_n² − Σ_k p_k²/e_k² + ε_σ (σ − σ̄)           ≥ 0 ⊥ σ ≥ 0
+/// ```
+///
+/// At `(p, σ) = (p̄, σ̄)` they are the paper's rows exactly, so a fixed point of the outer
+/// iteration `(p̄, σ̄) ← (p, σ)` solves the unregularised step. Each regularised problem has
+/// one solution with a regular Jacobian: redundant contacts no longer share an impulse in a
+/// continuum of ways, and a separated contact's friction rows read `p_k (σ + ε_f) = ε_f p̄_k`
+/// instead of the degenerate `p_k σ = 0`, `−Σ p_k² ≥ 0`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Proximal {
+    /// `ε_n` (units of `f` per N·s), `ε_f` (a speed), `ε_σ` (CS's units per unit of `σ`).
+    pub weights: [f64; 3],
+    /// The centre: `p̄_n`, the friction impulses `p̄_k` (up to 3), `σ̄`.
+    pub center: [f64; 5],
+}
+
+impl Proximal {
+    /// True if every weight is zero (the paper's rows).
+    pub fn is_off(&self) -> bool {
+        self.weights == [0.0; 3]
+    }
 }
 
 /// A unit reference direction for the 3D tangent basis, well away from `n`: the coordinate
@@ -230,7 +263,18 @@ impl<S: Space> ContactBlock<S> {
             layout,
             quasi: None,
             start_levers: None,
+            proximal: Proximal::default(),
         })
+    }
+
+    /// Sets the proximal weights and centre of the impulses (see [`Proximal`]).
+    pub fn set_proximal(&mut self, proximal: Proximal) {
+        self.proximal = proximal;
+    }
+
+    /// The proximal weights and centre.
+    pub fn proximal(&self) -> &Proximal {
+        &self.proximal
     }
 
     /// Sets (or with `None` clears) the start-of-step lever arms `a₁ − c₁`, `a₂ − c₂` (world
@@ -472,6 +516,11 @@ impl<S: Space> ContactBlock<S> {
         vals[lay.normal] = ef2.value;
         let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
         cols.scatter::<S>(jac, nrows, lay.normal, &r, 1.0);
+        let prox = &self.proximal;
+        if prox.weights[0] != 0.0 {
+            vals[lay.normal] += prox.weights[0] * (pn - prox.center[0]);
+            jac[at(lay.normal, lay.normal)] += prox.weights[0];
+        }
 
         // FR: e_k² μ p_n s_k + p_k σ.
         let w1 = arr_ang::<S>(&body1.angular_velocity);
@@ -518,17 +567,19 @@ impl<S: Space> ContactBlock<S> {
             };
             let row = lay.friction + k;
             let c = axes[k] * axes[k] * mu;
-            vals[row] = c * pn * s + pf[k] * sigma;
+            let eps = prox.weights[1];
+            vals[row] = c * pn * s + pf[k] * sigma + eps * (pf[k] - prox.center[1 + k]);
             if c * pn != 0.0 {
                 cols.scatter::<S>(jac, nrows, row, &ds, c * pn);
             }
             jac[at(row, lay.normal)] = c * s;
-            jac[at(row, lay.friction + k)] = sigma;
+            jac[at(row, lay.friction + k)] = sigma + eps;
             jac[at(row, lay.sigma)] = pf[k];
         }
 
         // CS: μ² p_n² − Σ p_k²/e_k².
-        vals[lay.sigma] = mu * mu * pn * pn;
+        vals[lay.sigma] = mu * mu * pn * pn + prox.weights[2] * (sigma - prox.center[4]);
+        jac[at(lay.sigma, lay.sigma)] = prox.weights[2];
         jac[at(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
         for k in 0..nf {
             let e2 = axes[k] * axes[k];

@@ -189,7 +189,8 @@ mod quasi_rigid_tests;
 mod tests;
 
 pub use block::{
-    ContactBlock, ContactError, ContactEval, ContactLayout, QuasiLayout, tangent_reference_for,
+    ContactBlock, ContactError, ContactEval, ContactLayout, Proximal, QuasiLayout,
+    tangent_reference_for,
 };
 pub use body_step::BodyStep;
 pub use quasi_rigid::{CompliantSide, QuasiRigid, QuasiRigidState};

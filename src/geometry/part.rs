@@ -34,27 +34,13 @@ impl<S: Space> ConvexPart<S> {
     /// (errors are prefixed with `name/`). If a point strictly inside every function is found
     /// among the functions' own interior points and their mean, it is kept as
     /// [`interior_point`](Self::interior_point); if every function knows an interior point and
-    /// none of these candidates is inside all, the part is reported as (probably) empty — supply
-    /// a point with [`with_interior_point`](Self::with_interior_point) to override.
+    /// none of these candidates is inside all, the part is reported as (probably) empty.
+    ///
+    /// These candidates are a guess that misses many non-empty parts (e.g. half-spaces bounding
+    /// a polygon away from the origin): a constructor that can compute an interior point should
+    /// use [`new_with_interior`](Self::new_with_interior) instead.
     pub fn new(name: &str, functions: Vec<Placed<S>>) -> Result<Self, GeometryError> {
-        if functions.is_empty() {
-            return Err(GeometryError::parameter(
-                name,
-                "functions",
-                "a convex part needs at least one function",
-            ));
-        }
-        for (i, f) in functions.iter().enumerate() {
-            f.validate()
-                .map_err(|e| e.within(&format!("{name}/function[{i}]")))?;
-        }
-        let mut part = Self {
-            name: name.to_string(),
-            functions,
-            interior: None,
-            radius: None,
-            vertices: None,
-        };
+        let mut part = Self::validated(name, functions)?;
         let points: Vec<S::Vector> = part
             .functions
             .iter()
@@ -76,11 +62,44 @@ impl<S: Space> ConvexPart<S> {
             return Err(GeometryError::empty(
                 name,
                 "no function's interior point (nor their mean) lies inside all functions; \
-                 give one with ConvexPart::with_interior_point if the part is not empty",
+                 give one with ConvexPart::new_with_interior if the part is not empty",
             ));
         }
         part.update_radius();
         Ok(part)
+    }
+
+    /// The intersection of `functions` with a known `interior` point: validates every function
+    /// like [`new`](Self::new), but certifies non-emptiness by `interior` alone (fails unless
+    /// every function is `< 0` there), so no interior point is guessed.
+    pub fn new_with_interior(
+        name: &str,
+        functions: Vec<Placed<S>>,
+        interior: S::Vector,
+    ) -> Result<Self, GeometryError> {
+        Self::validated(name, functions)?.with_interior_point(interior)
+    }
+
+    /// The part with validated functions and no interior point yet.
+    fn validated(name: &str, functions: Vec<Placed<S>>) -> Result<Self, GeometryError> {
+        if functions.is_empty() {
+            return Err(GeometryError::parameter(
+                name,
+                "functions",
+                "a convex part needs at least one function",
+            ));
+        }
+        for (i, f) in functions.iter().enumerate() {
+            f.validate()
+                .map_err(|e| e.within(&format!("{name}/function[{i}]")))?;
+        }
+        Ok(Self {
+            name: name.to_string(),
+            functions,
+            interior: None,
+            radius: None,
+            vertices: None,
+        })
     }
 
     /// A part made of one function at the body origin.

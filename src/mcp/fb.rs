@@ -214,6 +214,8 @@ pub struct FbNewtonSolver {
     perm: Vec<usize>,
     jac: DMatrix<f64>,
     lu: DMatrix<f64>,
+    /// When set, the solve stops with [`Status::TimeLimit`] once this instant has passed.
+    pub(crate) deadline: Option<std::time::Instant>,
 }
 
 /// Outcome of one Armijo line search.
@@ -294,6 +296,12 @@ impl FbNewtonSolver {
             }
             if report.major_iterations >= settings.iteration_limit {
                 break Status::IterationLimit;
+            }
+            if self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                break Status::TimeLimit;
             }
 
             // H = D_a + D_b J and ∇Ψ = Hᵀ Φ.

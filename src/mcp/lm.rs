@@ -32,6 +32,8 @@ enum Stop {
     Converged,
     /// `F` or `J` was not finite.
     NonFinite,
+    /// The solve's deadline passed.
+    TimeLimit,
 }
 
 /// Borrowed workspaces of [`LmSolver`] lent to the adapter for one solve.
@@ -58,6 +60,7 @@ struct FbLeastSquares<'a, P: McpProblem + ?Sized> {
     best_residual: f64,
     function_evaluations: usize,
     jacobian_evaluations: Cell<usize>,
+    deadline: Option<Instant>,
 }
 
 impl<P: McpProblem + ?Sized> FbLeastSquares<'_, P> {
@@ -84,6 +87,8 @@ impl<P: McpProblem + ?Sized> FbLeastSquares<'_, P> {
         }
         if r <= self.tolerance {
             self.stop.set(Some(Stop::Converged));
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stop.set(Some(Stop::TimeLimit));
         }
     }
 }
@@ -142,6 +147,8 @@ impl<P: McpProblem + ?Sized> LeastSquaresProblem<f64, Dyn, Dyn> for FbLeastSquar
 #[derive(Debug, Default)]
 pub struct LmSolver {
     buffers: Buffers,
+    /// When set, the solve stops with [`Status::TimeLimit`] once this instant has passed.
+    pub(crate) deadline: Option<Instant>,
 }
 
 impl LmSolver {
@@ -185,6 +192,7 @@ impl LmSolver {
             best_residual: f64::INFINITY,
             function_evaluations: 0,
             jacobian_evaluations: Cell::new(0),
+            deadline: self.deadline,
         };
         adapter.evaluate();
         let (adapter, lm_report) = if adapter.stop.get().is_some() {
@@ -207,6 +215,7 @@ impl LmSolver {
         report.status = match (adapter.stop.get(), lm_report.map(|r| r.termination)) {
             (Some(Stop::Converged), _) => Status::Converged,
             (Some(Stop::NonFinite), _) => Status::NonFiniteFunction,
+            (Some(Stop::TimeLimit), _) => Status::TimeLimit,
             (None, Some(TerminationReason::LostPatience)) => Status::IterationLimit,
             // Numerical trouble, a stationary point of ½‖Φ‖² that is not a solution
             // (Orthogonal, Converged, ResidualsZero without a small natural residual), no

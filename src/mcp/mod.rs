@@ -115,6 +115,13 @@ impl McpSolver {
         }
         self.z0.clear();
         self.z0.extend_from_slice(z);
+        let deadline = self
+            .settings
+            .time_limit
+            .map(|t| start + std::time::Duration::from_secs_f64(t));
+        self.path.deadline = deadline;
+        self.fb.deadline = deadline;
+        self.lm.deadline = deadline;
         let mut best: Option<(f64, SolveReport)> = None;
         let mut tried = [false; 4];
         for k in 0..self.settings.order.len() {
@@ -122,6 +129,16 @@ impl McpSolver {
             let slot = kind as usize;
             if kind == SolverKind::Lemke || tried[slot] {
                 continue;
+            }
+            let dense = matches!(
+                kind,
+                SolverKind::FischerBurmeister | SolverKind::LevenbergMarquardt
+            );
+            if k > 0 && dense && problem.dim() > self.settings.dense_fallback_limit {
+                continue;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
             }
             tried[slot] = true;
             if k > 0 {

@@ -54,6 +54,8 @@ use std::time::Instant;
 /// Newton path-search solver (PATH class). Keeps its workspace between solves.
 #[derive(Debug, Default)]
 pub struct PathSolver {
+    /// When set, the solve stops with [`Status::TimeLimit`] once this instant has passed.
+    pub(crate) deadline: Option<Instant>,
     n: usize,
     lower: Vec<f64>,
     upper: Vec<f64>,
@@ -339,9 +341,18 @@ impl PathSolver {
         settings: &PathSettings,
         report: &mut SolveReport,
     ) -> Progress {
-        if report.major_iterations >= settings.major_iteration_limit {
+        let pivot_budget = settings
+            .pivot_limit
+            .max(settings.pivot_budget_per_variable.saturating_mul(self.n));
+        if report.major_iterations >= settings.major_iteration_limit
+            || report.pivots >= pivot_budget
+        {
             self.keep_if_better();
             return Progress::Done(Status::IterationLimit);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.keep_if_better();
+            return Progress::Done(Status::TimeLimit);
         }
         match self.major_iteration(problem, tol, settings, report) {
             None => Progress::Running,

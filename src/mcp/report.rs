@@ -49,6 +49,9 @@ pub enum Status {
     NonFiniteInput,
     /// `F` or `J` returned NaN or ±∞.
     NonFiniteFunction,
+    /// The solve's wall-time limit ([`SolveSettings::time_limit`](super::SolveSettings::time_limit))
+    /// passed first.
+    TimeLimit,
 }
 
 impl Status {
@@ -68,6 +71,7 @@ impl fmt::Display for Status {
             Status::Singular => "singular",
             Status::NonFiniteInput => "non-finite input",
             Status::NonFiniteFunction => "non-finite function value",
+            Status::TimeLimit => "time limit",
         })
     }
 }

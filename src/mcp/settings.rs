@@ -36,6 +36,9 @@ pub struct PathSettings {
     pub crash_nbchange_limit: usize,
     /// Pivots allowed in one linearised problem.
     pub pivot_limit: usize,
+    /// Pivots allowed over the whole solve, per variable (at least `pivot_limit` in all): the
+    /// budget grows with the problem's size, never without bound.
+    pub pivot_budget_per_variable: usize,
     /// Number of reference merit values the non-monotone rule remembers.
     pub nms_memory: usize,
     /// Non-monotone steps allowed without a new best point before the watchdog returns to the
@@ -67,6 +70,7 @@ impl Default for PathSettings {
             crash_iteration_limit: 50,
             crash_nbchange_limit: 0,
             pivot_limit: 10_000,
+            pivot_budget_per_variable: 100,
             nms_memory: 10,
             watchdog_steps: 5,
             sufficient_decrease: 0.01,
@@ -214,6 +218,14 @@ pub struct SolveSettings {
     pub fischer_burmeister: FbSettings,
     /// Levenberg–Marquardt settings.
     pub levenberg_marquardt: LmSettings,
+    /// The dense fallbacks (Fischer–Burmeister Newton, Levenberg–Marquardt), whose every
+    /// iteration factorises an `n × n` matrix densely, are tried only on problems of at most
+    /// this many variables: beyond, one of their iterations costs more than a whole path search.
+    pub dense_fallback_limit: usize,
+    /// Wall time allowed for one solve, fallbacks included, in seconds (`None`: no limit, the
+    /// default, so that a result never depends on the machine's speed); a solve that reaches
+    /// it ends with [`Status::TimeLimit`](super::Status::TimeLimit) and its best point.
+    pub time_limit: Option<f64>,
 }
 
 impl Default for SolveSettings {
@@ -228,6 +240,8 @@ impl Default for SolveSettings {
             path: PathSettings::default(),
             fischer_burmeister: FbSettings::default(),
             levenberg_marquardt: LmSettings::default(),
+            dense_fallback_limit: 300,
+            time_limit: None,
         }
     }
 }
@@ -244,6 +258,11 @@ impl SolveSettings {
             !self.order.is_empty(),
             "order",
             "must name at least one solver",
+        )?;
+        check(
+            self.time_limit.is_none_or(|t| t > 0.0 && !t.is_nan()),
+            "time_limit",
+            "must be positive",
         )?;
         self.path.validate()?;
         self.fischer_burmeister.validate()?;

@@ -88,6 +88,11 @@ impl SolverLogWriter {
     }
 
     /// Flushes the remaining rows and syncs the file to disk.
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.csv.flush()
+    }
+
+    /// Flushes and syncs the file to disk.
     pub fn finish(self) -> Result<(), OutputError> {
         self.csv.finish()
     }

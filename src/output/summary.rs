@@ -282,6 +282,13 @@ impl SummaryBuilder {
         self.build(true, None)
     }
 
+    /// Counts a step that did not converge and stopped the run (it is not [`record`](Self::record)ed:
+    /// the state did not advance).
+    pub fn record_failed_step(&mut self, retries: usize) {
+        self.failed_steps += 1;
+        self.retried_steps += usize::from(retries > 0);
+    }
+
     /// The summary of a run that stopped early: `complete: false` with `reason` (for example
     /// "step 412 failed: stalled", or "interrupted").
     pub fn incomplete(&self, reason: impl Into<String>) -> Summary {

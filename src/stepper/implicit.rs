@@ -153,6 +153,33 @@
 //! where the bare scheme does not converge). Each step's change of kinetic energy is
 //! [`StepReport::energy_projection`].
 //!
+//! # Well-posed impulses
+//!
+//! A body resting on more sticking contacts than its degrees of freedom fix (a sphere in the
+//! hollow of three, a pyramid, a pile) has a continuum of impulses that give the same, unique
+//! velocities: the step's Jacobian is singular along it and Newton wanders. A separated
+//! contact's friction rows (`p_k σ = 0`, `−Σ p_k² ≥ 0`) are degenerate too: any `σ ≥ 0` solves
+//! them and `p_k` is fixed only to the square root of the tolerance. Each step therefore
+//! solves a sequence of *proximal* problems ([`crate::contact::Proximal`]): every rigid
+//! contact's rows C3, FR, CS gain `ε (p − p̄)` and `ε_σ (σ − σ̄)` terms, the centre `(p̄, σ̄)` is
+//! first the impulses and `σ` the step starts from (the last step's solution; zero for a new
+//! contact), and after each solve it moves to the solution, until the solution solves the
+//! paper's rows themselves to the tolerance (checked on the unregularised residual). This is
+//! the proximal-point method on the impulses (Rockafellar 1976): each regularised problem
+//! has one solution with a regular Jacobian, and the iteration converges to the solution
+//! nearest its first centre in the weights' metric — the *least-change* impulses. So the same
+//! state always gives the same impulses, whatever the solver's starting point or its dense or
+//! sparse factorisation, the velocities are the rigid model's, and a separated contact's
+//! friction is zero to rounding (`p_k (σ + ε_f) = ε_f p̄_k`, and `p̄_k` was zero).
+//!
+//! The weights are `α` ([`StepperSettings::proximal_weight`], 1e-6) times each contact's
+//! own scale (see `set_proximal_weights`), small enough that a resting or rolling contact
+//! whose impulse does not change needs one solve, which usually takes no Newton iteration
+//! at all. Near a change of mode (`σ → 0` on the cone's boundary) the iteration slows down;
+//! after [`StepperSettings::proximal_iterations`] outer solves the last one is Newton on the
+//! paper's rows from the regularised solution. Quasi-rigid contacts, whose compliance already
+//! makes their impulses unique, are not regularised.
+//!
 //! # Failure policy
 //!
 //! A step whose solve does not converge is retried as two half steps, recursively up to
@@ -161,7 +188,7 @@
 //! applied.
 
 use super::broad_phase::{BroadPhase, PairKey};
-use crate::contact::{BodyStep, ContactBlock, ContactEval, tangent_reference_for};
+use crate::contact::{BodyStep, ContactBlock, ContactEval, Proximal, tangent_reference_for};
 use crate::geometry::{Pose, ProximitySettings, Space, proximity};
 #[cfg(doc)]
 use crate::mcp::PathSettings;
@@ -197,6 +224,11 @@ pub struct StepperSettings {
     /// Under [`Integrator::Rattle`], the energy projection of workless steps (see the module
     /// docs, "Energy projection"); on by default.
     pub energy_projection: bool,
+    /// The proximal weight `α` of the impulses relative to the contact's own scale (see the
+    /// module docs, "Well-posed impulses"); 0 solves the paper's rows directly.
+    pub proximal_weight: f64,
+    /// Outer proximal iterations allowed after the first solve of a step.
+    pub proximal_iterations: usize,
 }
 
 impl Default for StepperSettings {
@@ -207,6 +239,8 @@ impl Default for StepperSettings {
             broad_phase: true,
             integrator: Integrator::Euler,
             energy_projection: true,
+            proximal_weight: 1e-6,
+            proximal_iterations: 3,
         }
     }
 }
@@ -421,6 +455,12 @@ pub struct ImplicitStepper<S: Dynamics> {
     projected: Vec<[f64; 4]>,
     /// The energy the energy projection changed in the current step (J).
     energy_projected: f64,
+    /// Residual scratch of the proximal iteration's check.
+    scratch: Vec<f64>,
+    /// When the step was halved: per contact slot, the sum over its sub-steps of the
+    /// impulses `(p_n, p_t, p_o, p_r)` (reported instead of the last sub-step's).
+    halved_sum: Vec<[f64; 4]>,
+    halved: bool,
 }
 
 impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
@@ -474,6 +514,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             normal_cache: Vec::new(),
             projected: Vec::new(),
             energy_projected: 0.0,
+            scratch: Vec::new(),
+            halved_sum: Vec::new(),
+            halved: false,
             z,
             lower: vec![f64::NEG_INFINITY; nv],
             upper: vec![f64::INFINITY; nv],
@@ -882,31 +925,30 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     .map(|(p, q)| (p - q) * (p - q))
                     .sum::<f64>()
                     .sqrt();
-                // The step's whole impulse: the MCP's plus, under RATTLE, the projection's.
-                let extra = self.projected.get(k).copied().unwrap_or([0.0; 4]);
-                let mut fr = [0.0; 3];
-                for (i, f) in fr.iter_mut().enumerate().take(l.friction_count) {
-                    *f = x[l.friction + i] + extra[1 + i];
-                }
-                let tangential = if l.dim == 2 {
-                    fr[0].abs()
+                let [normal_impulse, f0, f1, f2] = if self.halved {
+                    self.halved_sum[k]
                 } else {
-                    (fr[0] * fr[0] + fr[1] * fr[1]).sqrt()
+                    self.step_impulses(k)
+                };
+                let tangential = if l.dim == 2 {
+                    f0.abs()
+                } else {
+                    (f0 * f0 + f1 * f1).sqrt()
                 };
                 let b1 = &self.scene.bodies[slot.body1];
                 let p2 = S::vector_from_fn(|k| a2[k]);
                 let mut fa2 = crate::geometry::world_value(slot.block.function_f(), &b1.pose, &p2);
                 let quasi = self.quasi_state_of(slot);
-                let (core, gap) = match &quasi {
+                let gap = match &quasi {
                     Some(q) => {
                         if slot.block.quasi_rigid().map(|r| r.side)
                             == Some(crate::contact::CompliantSide::F)
                         {
                             fa2 += x[l.quasi.map_or(0, |ql| ql.deflection_bar)];
                         }
-                        (q.core_impulse, gap - q.delta[0])
+                        gap - q.delta[0]
                     }
-                    None => (0.0, gap),
+                    None => gap,
                 };
                 ContactState {
                     id: slot.id,
@@ -915,15 +957,47 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     a1,
                     a2,
                     gap,
-                    normal_impulse: x[l.normal] + core + extra[0],
+                    normal_impulse,
                     friction_impulse: tangential,
-                    torsion_impulse: if l.dim == 3 { fr[2] } else { 0.0 },
+                    torsion_impulse: if l.dim == 3 { f2 } else { 0.0 },
                     sigma: x[l.sigma],
                     penetration: (-fa2).max(0.0),
                     quasi_rigid: quasi,
                 }
             })
             .collect()
+    }
+
+    /// The impulses `(p_n, p_t, p_o, p_r)` of contact slot `k` in the last (sub-)step: the
+    /// MCP's, the core's of a quasi-rigid contact, and under RATTLE the projection's.
+    fn step_impulses(&self, k: usize) -> [f64; 4] {
+        let slot = &self.slots[k];
+        let l = slot.block.layout();
+        let x = &self.z[slot.offset..slot.offset + l.local_count];
+        let extra = self.projected.get(k).copied().unwrap_or([0.0; 4]);
+        let core = self.quasi_state_of(slot).map_or(0.0, |q| q.core_impulse);
+        let mut out = [x[l.normal] + core + extra[0], 0.0, 0.0, 0.0];
+        for i in 0..l.friction_count {
+            out[1 + i] = x[l.friction + i] + extra[1 + i];
+        }
+        out
+    }
+
+    /// Adds the impulses of a sub-step of a halved step to the step's sums (the tangential
+    /// ones in each sub-step's basis: in 3D the basis turns with the normal, by `O(h)`).
+    fn add_substep_impulses(&mut self) {
+        if !self.halved {
+            self.halved = true;
+            self.halved_sum.clear();
+            self.halved_sum.resize(self.slots.len(), [0.0; 4]);
+        }
+        for i in 0..self.active.len() {
+            let k = self.active[i];
+            let p = self.step_impulses(k);
+            for (sum, v) in self.halved_sum[k].iter_mut().zip(p) {
+                *sum += v;
+            }
+        }
     }
 
     /// Advances the scene by one time step `h = scene.time_step`, halving on failure, and
@@ -944,6 +1018,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.snapshot_z.clear();
         self.snapshot_z.extend_from_slice(&self.z);
         self.energy_projected = 0.0;
+        self.halved = false;
         self.kick.loaded_at_step.clone_from(&self.kick.loaded);
         loop {
             report.contacts = self.active.len();
@@ -959,6 +1034,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             self.time = time;
             self.energy_projected = 0.0;
+            self.halved = false;
             self.kick.loaded.clone_from(&self.kick.loaded_at_step);
             let layout_z = std::mem::take(&mut self.snapshot_z);
             self.z.clear();
@@ -1025,13 +1101,21 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // end-of-step conditions (separated again, the normal reversed): it is refused, and
         // the halving takes smaller steps.
         let converged = solve.converged() && !self.tunnelled(h);
-        report.residual = report.residual.max(if solve.residual.is_nan() {
+        let residual = if solve.residual.is_nan() {
             f64::INFINITY
         } else {
             solve.residual
-        });
+        };
+        // The step's residual is that of the attempts it applied; a failed attempt that a
+        // halving replaced is not part of the step (its counts are).
+        if converged || depth >= self.settings.max_halvings {
+            report.residual = report.residual.max(residual);
+        }
         report.solve = solve;
         if converged {
+            if depth > 0 {
+                self.add_substep_impulses();
+            }
             let nv = self.layout.len();
             self.scene.advance_by(&self.z[..nv], h);
             self.finish_quasi_step(depth == 0, h);
@@ -1147,11 +1231,119 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// Assembles and solves the MCP of a step of length `h` from the current state, leaving
-    /// the solution in `self.z`.
+    /// the solution in `self.z`: the proximal iteration of the module docs ("Well-posed
+    /// impulses"), centred first at the impulses the step starts from.
     fn solve_step(&mut self, h: f64) -> SolveReport {
         self.prepare(h);
+        self.set_proximal_weights(h);
+        self.center_proximal_at_z();
+        let tol = self.settings.solver.tolerance;
         let mut problem = step_problem!(self, h);
-        self.solver.solve(&mut problem, &mut self.z)
+        let mut total = self.solver.solve(&mut problem, &mut self.z);
+        let mut outer = 0;
+        let polish = loop {
+            if !total.converged() || self.settings.proximal_weight == 0.0 {
+                return total;
+            }
+            // (p̄, σ̄) ← (p, σ): the rows are then the paper's; done if z solves them.
+            self.center_proximal_at_z();
+            let mut problem = step_problem!(self, h);
+            total.residual = residual_at(&mut problem, &self.z, &mut self.scratch);
+            if total.residual <= tol {
+                return total;
+            }
+            if outer == self.settings.proximal_iterations {
+                break true;
+            }
+            outer += 1;
+            let report = self.solver.solve(&mut problem, &mut self.z);
+            total.accumulate(&report);
+            total.status = report.status;
+            total.residual = report.residual;
+        };
+        // Near a change of contact mode (σ → 0 on the cone's boundary) the proximal iteration
+        // converges slowly: the last stretch is Newton on the paper's rows, from a point whose
+        // impulses the regularised problems fixed.
+        if polish {
+            self.clear_proximal();
+            let mut problem = step_problem!(self, h);
+            let report = self.solver.solve(&mut problem, &mut self.z);
+            total.accumulate(&report);
+            total.status = report.status;
+            total.residual = report.residual;
+        }
+        total
+    }
+
+    /// Turns every contact's proximal terms off (the paper's rows).
+    fn clear_proximal(&mut self) {
+        self.last_z.clear();
+        for &k in &self.active {
+            self.slots[k].block.set_proximal(Proximal::default());
+        }
+    }
+
+    /// The proximal weights of every rigid contact for a step of `h` (see [`Proximal`]).
+    ///
+    /// The weights are `α` times the contact's own scales, with `w = 1/m₁ + 1/m₂` (moving
+    /// bodies), the reference acceleration `g = max(‖gravity‖, 1 m/s²)`, the step's speed
+    /// `v = g h` and impulse `p = v / w`: `ε_n = α h w ‖∇f(a₁)‖` (the gap's change per unit
+    /// normal impulse, in the units of `f`), `ε_f = α v`, `ε_σ = α p² / v`.
+    fn set_proximal_weights(&mut self, h: f64) {
+        let alpha = self.settings.proximal_weight;
+        let g = S::norm(&self.scene.gravity).max(1.0);
+        let v = g * h;
+        for &k in &self.active {
+            let slot = &mut self.slots[k];
+            if slot.block.quasi_rigid().is_some() || alpha == 0.0 {
+                slot.block.set_proximal(Proximal::default());
+                continue;
+            }
+            let bodies = &self.scene.bodies;
+            let inverse_mass = |b: usize| {
+                if bodies[b].fixed {
+                    0.0
+                } else {
+                    1.0 / bodies[b].mass
+                }
+            };
+            let w = inverse_mass(slot.body1) + inverse_mass(slot.body2);
+            let l = slot.block.layout();
+            let a1 = S::vector_from_fn(|i| self.z[slot.offset + l.a1 + i]);
+            let pose = &bodies[slot.body1].pose;
+            let f = slot.block.function_f();
+            let grad = S::norm(&crate::geometry::world_eval(f, pose, &a1).gradient);
+            let grad = if grad.is_finite() && grad > 0.0 {
+                grad
+            } else {
+                1.0
+            };
+            let p = v / w;
+            slot.block.set_proximal(Proximal {
+                weights: [alpha * h * w * grad, alpha * v, alpha * p * p / v],
+                center: [0.0; 5],
+            });
+        }
+    }
+
+    /// Moves every contact's proximal centre to its impulses in `z` (the blocks' cached
+    /// evaluations belong to the old centre: dropped).
+    fn center_proximal_at_z(&mut self) {
+        self.last_z.clear();
+        for &k in &self.active {
+            let slot = &mut self.slots[k];
+            let mut prox = *slot.block.proximal();
+            if prox.is_off() {
+                continue;
+            }
+            let l = slot.block.layout();
+            prox.center[0] = self.z[slot.offset + l.normal];
+            for i in 0..l.friction_count {
+                prox.center[1 + i] = self.z[slot.offset + l.friction + i];
+            }
+            prox.center[4] = self.z[slot.offset + l.sigma];
+            slot.block.set_proximal(prox);
+        }
     }
 
     /// The start-of-step quantities of the step's MCP: mass matrices, free momenta, tangent
@@ -1226,6 +1418,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.build_pattern();
         }
     }
+}
+
+/// The natural residual `‖z − mid(l, u, z − F(z))‖∞` of `problem` at `z` (`f`: scratch).
+fn residual_at<P: McpProblem>(problem: &mut P, z: &[f64], f: &mut Vec<f64>) -> f64 {
+    f.resize(z.len(), 0.0);
+    problem.function(z, f);
+    crate::mcp::natural_residual(z, f, problem.lower_bounds(), problem.upper_bounds())
 }
 
 /// The step's MCP over the stepper's fields (a macro, so that the solver and `z` stay

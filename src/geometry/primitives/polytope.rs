@@ -33,7 +33,7 @@ impl<S: Space> ConvexPart<S> {
                 fs.push(Placed::at_origin(h));
             }
         }
-        let mut part = ConvexPart::new(name, fs)?;
+        let mut part = ConvexPart::new_with_interior(name, fs, S::zero_vector())?;
         part.set_bounds(S::zero_vector(), S::norm(&half_extents));
         // The 2ᴰ corners: bit i of k picks the sign of coordinate i.
         let corners = (0..1usize << S::DIM)
@@ -149,7 +149,8 @@ impl ConvexPart<Planar> {
             let normal = Vector2::new(e.y, -e.x);
             fs.push(Placed::at_origin(HalfSpace::new(normal, normal.dot(v))?));
         }
-        let mut part = ConvexPart::new(NAME, fs)?.with_interior_point(centroid)?;
+        // The vertex centroid is strictly inside a convex polygon with area, wherever it lies.
+        let mut part = ConvexPart::new_with_interior(NAME, fs, centroid)?;
         part.set_bounds(centroid, scale);
         part.set_vertices(Vertices::new(vertices.to_vec()));
         Ok(part)
@@ -243,27 +244,6 @@ impl ConvexPart<Spatial> {
                 "the planes have no common point",
             ));
         }
-        let centroid = vertices.iter().sum::<Vector3<f64>>() / vertices.len() as f64;
-        let depth = hs
-            .iter()
-            .map(|h| h.normal().dot(&centroid) - h.offset())
-            .fold(f64::NEG_INFINITY, f64::max);
-        if depth.is_nan() || depth >= -1e-7 * scale {
-            return Err(GeometryError::empty(
-                NAME,
-                format!(
-                    "the planes enclose no volume ({} vertices, all on a common face)",
-                    vertices.len()
-                ),
-            ));
-        }
-        let radius = vertices
-            .iter()
-            .map(|v| (v - centroid).norm())
-            .fold(0.0, f64::max);
-        let fs = hs.into_iter().map(Placed::at_origin).collect();
-        let mut part = ConvexPart::new(NAME, fs)?.with_interior_point(centroid)?;
-        part.set_bounds(centroid, radius);
         // Where more than three planes meet, several triples give the same vertex: keep one.
         let mut unique: Vec<Vector3<f64>> = Vec::with_capacity(vertices.len());
         for v in vertices {
@@ -271,6 +251,31 @@ impl ConvexPart<Spatial> {
                 unique.push(v);
             }
         }
+        // A positive combination of all the vertices is strictly inside unless they lie on a
+        // common face: the centroid certifies the volume wherever the polyhedron lies.
+        let centroid = unique.iter().sum::<Vector3<f64>>() / unique.len() as f64;
+        let radius = unique
+            .iter()
+            .map(|v| (v - centroid).norm())
+            .fold(0.0, f64::max);
+        let depth = hs
+            .iter()
+            .map(|h| h.normal().dot(&centroid) - h.offset())
+            .fold(f64::NEG_INFINITY, f64::max);
+        // Thin relative to its own size, or within the vertices' rounding (which grows with the
+        // offsets): not relative to the offsets alone, or small parts far away would be refused.
+        if depth.is_nan() || depth >= -(1e-7 * radius).max(10.0 * REL_TOL * scale) {
+            return Err(GeometryError::empty(
+                NAME,
+                format!(
+                    "the planes enclose no volume ({} vertices, all on a common face)",
+                    unique.len()
+                ),
+            ));
+        }
+        let fs = hs.into_iter().map(Placed::at_origin).collect();
+        let mut part = ConvexPart::new_with_interior(NAME, fs, centroid)?;
+        part.set_bounds(centroid, radius);
         part.set_vertices(Vertices::new(unique));
         Ok(part)
     }
@@ -285,7 +290,7 @@ impl ConvexPart<Spatial> {
             Placed::at_origin(HalfSpace::new(Vector3::z(), half_height)?),
             Placed::at_origin(HalfSpace::new(-Vector3::z(), half_height)?),
         ];
-        let mut part = ConvexPart::new("cylinder", fs)?;
+        let mut part = ConvexPart::new_with_interior("cylinder", fs, Vector3::zeros())?;
         part.set_bounds(
             Vector3::zeros(),
             (radius * radius + half_height * half_height).sqrt(),
