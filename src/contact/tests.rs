@@ -160,6 +160,28 @@ impl<S: Dynamics> Case<S> {
     }
 }
 
+impl<S: Dynamics> Case<S> {
+    /// [`Self::check`] with proximal terms on the impulses and `σ` ([`ContactBlock::set_proximal`]),
+    /// which must change the rows C3, FR and CS (the check is not vacuous); cleared afterwards.
+    pub(super) fn check_with_proximal(&mut self, z: &[f64], label: &str) {
+        let plain = self.eval(z).values;
+        self.block.set_proximal(Proximal {
+            weights: [0.3, 0.2, 0.1],
+            center: [0.1, -0.2, 0.05, 0.03, 0.4],
+        });
+        let l = self.block.layout();
+        let prox = self.eval(z).values;
+        for row in [l.normal, l.friction, l.sigma] {
+            assert!(
+                (plain[row] - prox[row]).abs() > 1e-6,
+                "{label}: the proximal terms do not reach row {row}"
+            );
+        }
+        self.check(z, &format!("{label} (proximal)"));
+        self.block.set_proximal(Proximal::default());
+    }
+}
+
 pub(super) const CONFIGS: [(bool, bool); 3] = [(false, true), (true, false), (false, false)];
 
 pub(super) fn planar_pose(x: f64, y: f64, th: f64) -> Pose<Planar> {
@@ -223,7 +245,7 @@ fn jacobian_2d_disc_vs_half_plane() {
     )
     .unwrap();
     for (fixed1, fixed2) in CONFIGS {
-        let case = Case {
+        let mut case = Case {
             block: ContactBlock::new(disc.clone(), ground.clone(), friction()).unwrap(),
             start1: planar_pose(0.2, 0.6, 0.4),
             start2: planar_pose(-0.1, 0.02, -0.2),
@@ -238,10 +260,9 @@ fn jacobian_2d_disc_vs_half_plane() {
                 Vector2::new(0.3, 0.0),
                 0.2,
             );
-            case.check(
-                &z,
-                &format!("disc/half-plane fixed=({fixed1},{fixed2}) trial {trial}"),
-            );
+            let label = format!("disc/half-plane fixed=({fixed1},{fixed2}) trial {trial}");
+            case.check(&z, &label);
+            case.check_with_proximal(&z, &label);
         }
     }
 }
@@ -296,7 +317,7 @@ fn jacobian_3d_sphere_vs_half_space() {
         block
             .set_tangent_reference(Vector3::new(0.8, 0.3, -0.1))
             .unwrap();
-        let case = Case {
+        let mut case = Case {
             block,
             start1: spatial_pose(Vector3::new(0.1, 0.2, 0.6), Vector3::new(0.3, 0.5, -0.2)),
             start2: spatial_pose(Vector3::new(0.0, 0.0, -0.05), Vector3::new(-0.1, 0.2, 0.1)),
@@ -311,10 +332,9 @@ fn jacobian_3d_sphere_vs_half_space() {
                 Vector3::new(0.1, 0.2, 0.0),
                 0.2,
             );
-            case.check(
-                &z,
-                &format!("sphere/half-space fixed=({fixed1},{fixed2}) trial {trial}"),
-            );
+            let label = format!("sphere/half-space fixed=({fixed1},{fixed2}) trial {trial}");
+            case.check(&z, &label);
+            case.check_with_proximal(&z, &label);
         }
     }
 }

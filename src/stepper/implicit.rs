@@ -1237,6 +1237,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.prepare(h);
         self.set_proximal_weights(h);
         self.center_proximal_at_z();
+        // The first centre's friction is zero: a contact that separates in the step then
+        // has none (`p_k (σ + ε_f) = 0`), whatever it carried before.
+        for &k in &self.active {
+            let mut prox = *self.slots[k].block.proximal();
+            prox.center[1..4].fill(0.0);
+            self.slots[k].block.set_proximal(prox);
+        }
         let tol = self.settings.solver.tolerance;
         let mut problem = step_problem!(self, h);
         let mut total = self.solver.solve(&mut problem, &mut self.z);
