@@ -93,6 +93,20 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// Run random valid scenes from fixed seeds under the implicit stepper and print a table
+    /// per seed (outcome, failed steps, worst residual, penetration, cone violation, energy
+    /// created, time); fails if a seed fails, times out or breaks a law.
+    Soak {
+        /// The seeds, `A..B` (B excluded) or one seed.
+        #[arg(long, default_value = "0..100")]
+        seeds: String,
+        /// Worker threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Wall-time limit per seed in seconds.
+        #[arg(long, default_value_t = 60.0)]
+        time_limit: f64,
+    },
 }
 
 fn default_cases() -> &'static str {
@@ -144,6 +158,11 @@ fn main() -> ExitCode {
                 rolling_disc_study(&cases, &out, duration.unwrap_or(5.0), threads)
             }
         }
+        Some(Command::Soak {
+            seeds,
+            threads,
+            time_limit,
+        }) => soak(&seeds, threads, time_limit),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -415,4 +434,28 @@ fn rolling_disc_study(
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+fn soak(seeds: &str, threads: usize, time_limit: f64) -> Result<(), String> {
+    use implicit_contact::study::soak;
+    let seeds = soak::parse_seeds(seeds)?;
+    if !(time_limit.is_finite() && time_limit > 0.0) {
+        return Err(format!(
+            "--time-limit must be finite and > 0, got {time_limit}"
+        ));
+    }
+    let limit = std::time::Duration::from_secs_f64(time_limit);
+    let outcomes = soak::soak_with_progress(seeds, threads, limit, |o| {
+        eprintln!(
+            "seed {}: {} in {:.1} s",
+            o.seed,
+            o.outcome.word(),
+            o.wall_time.as_secs_f64()
+        )
+    });
+    print!("{}", soak::table(&outcomes));
+    match soak::problems(&outcomes, &soak::Tolerances::default()) {
+        None => Ok(()),
+        Some(problems) => Err(problems),
+    }
 }

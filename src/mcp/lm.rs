@@ -201,7 +201,12 @@ impl LmSolver {
             // The relative tolerances only end hopeless runs: convergence is the adapter's
             // absolute test on the natural residual, met long before these fire.
             let lm = LevenbergMarquardt::new()
-                .with_patience(settings.patience)
+                .with_patience(
+                    settings
+                        .patience
+                        .min(settings.evaluation_limit.div_ceil(n + 1))
+                        .max(1),
+                )
                 .with_ftol(30.0 * f64::EPSILON)
                 .with_xtol(30.0 * f64::EPSILON)
                 .with_gtol(30.0 * f64::EPSILON);

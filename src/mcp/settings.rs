@@ -184,11 +184,17 @@ impl FbSettings {
 pub struct LmSettings {
     /// Evaluations allowed, as a multiple of `n + 1` (MINPACK's `patience`).
     pub patience: usize,
+    /// Evaluations allowed in all, whatever `patience` gives: each costs a dense QR, so the
+    /// budget must not grow with the problem.
+    pub evaluation_limit: usize,
 }
 
 impl Default for LmSettings {
     fn default() -> Self {
-        Self { patience: 200 }
+        Self {
+            patience: 200,
+            evaluation_limit: 2000,
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod rocking;
 pub mod rolling_disc;
+pub mod soak;
 
 pub use rolling_disc::{
     Configuration, Formulation, RollingDiscConfig, RollingDiscData, Series, StudyError,
