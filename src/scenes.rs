@@ -52,14 +52,8 @@ pub fn disc_row(n: usize, gap: f64, speed: f64, mu: f64) -> Result<Scene<Planar>
         let name = format!("disc{i}");
         let x = i as f64 * (2.0 * r + gap);
         let v = if i == 0 { speed } else { 0.0 };
-        let body = RigidBody::<Planar>::new(
-            &name,
-            1.0,
-            0.5 * r * r,
-            single(&name, Placed::at_origin(Circle::new(r)?))?,
-            Pose::planar(x, r, 0.0, &name)?,
-        )?
-        .with_twist(Twist::new(Vector2::new(v, 0.0), Vector1::new(-v / r)))?;
+        let body = disc_body(&name, r, x, r)?
+            .with_twist(Twist::new(Vector2::new(v, 0.0), Vector1::new(-v / r)))?;
         scene = scene.with_body(body)?;
     }
     Ok(scene)
@@ -82,15 +76,7 @@ pub fn sphere_row(n: usize, gap: f64, speed: f64, mu: f64) -> Result<Scene<Spati
         let name = format!("sphere{i}");
         let x = i as f64 * (2.0 * r + gap);
         let v = if i == 0 { speed } else { 0.0 };
-        let pose = Pose::spatial(Vector3::new(x, 0.0, r), Quaternion::identity(), &name)?;
-        let body = RigidBody::<Spatial>::new(
-            &name,
-            1.0,
-            Matrix3::identity() * (0.4 * r * r),
-            single(&name, Placed::at_origin(Sphere::new(r)?))?,
-            pose,
-        )?
-        .with_twist(Twist::new(
+        let body = sphere_body(&name, r, Vector3::new(x, 0.0, r))?.with_twist(Twist::new(
             Vector3::new(v, 0.0, 0.0),
             Vector3::new(0.0, v / r, 0.0),
         ))?;
@@ -132,6 +118,7 @@ impl SceneRng {
 /// fraction of the radius: they touch to within it, never overlap.
 const PACKING_CLEARANCE: f64 = 1e-9;
 
+/// A solid sphere of mass 1 kg (`I = 2/5 m r²`) at `centre`.
 fn sphere_body(name: &str, r: f64, centre: Vector3<f64>) -> Result<RigidBody<Spatial>, SceneError> {
     let m = 1.0;
     let pose = Pose::spatial(centre, Quaternion::identity(), name)?;
@@ -144,6 +131,7 @@ fn sphere_body(name: &str, r: f64, centre: Vector3<f64>) -> Result<RigidBody<Spa
     )?)
 }
 
+/// A solid disc of mass 1 kg (`I = m r²/2`) at `(x, y)`.
 fn disc_body(name: &str, r: f64, x: f64, y: f64) -> Result<RigidBody<Planar>, SceneError> {
     let m = 1.0;
     Ok(RigidBody::<Planar>::new(

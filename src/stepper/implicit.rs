@@ -1248,7 +1248,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut problem = step_problem!(self, h);
         let mut total = self.solver.solve(&mut problem, &mut self.z);
         let mut outer = 0;
-        let polish = loop {
+        loop {
             if !total.converged() || self.settings.proximal_weight == 0.0 {
                 return total;
             }
@@ -1260,25 +1260,23 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 return total;
             }
             if outer == self.settings.proximal_iterations {
-                break true;
+                break;
             }
             outer += 1;
             let report = self.solver.solve(&mut problem, &mut self.z);
             total.accumulate(&report);
             total.status = report.status;
             total.residual = report.residual;
-        };
+        }
         // Near a change of contact mode (σ → 0 on the cone's boundary) the proximal iteration
         // converges slowly: the last stretch is Newton on the paper's rows, from a point whose
         // impulses the regularised problems fixed.
-        if polish {
-            self.clear_proximal();
-            let mut problem = step_problem!(self, h);
-            let report = self.solver.solve(&mut problem, &mut self.z);
-            total.accumulate(&report);
-            total.status = report.status;
-            total.residual = report.residual;
-        }
+        self.clear_proximal();
+        let mut problem = step_problem!(self, h);
+        let report = self.solver.solve(&mut problem, &mut self.z);
+        total.accumulate(&report);
+        total.status = report.status;
+        total.residual = report.residual;
         total
     }
 

@@ -696,7 +696,9 @@ fn run_seed_observed(
     let start = Instant::now();
     let random = random_scene(seed);
     let blank = blank_outcome(seed, &random);
-    let settings = random.settings;
+    let mut settings = random.settings;
+    // Every solve ends by the seed's limit, so a seed abandoned at its deadline stops too.
+    settings.solver.time_limit = Some(wall_limit.as_secs_f64());
     // A panic is one seed's finding, not the end of the soak.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut o = blank.clone();

@@ -135,7 +135,7 @@ impl<S: Space> ConvexPart<S> {
         for (n, d) in faces {
             fs.push(Placed::at_origin(HalfSpace::new(n, d)?));
         }
-        let mut part = ConvexPart::new(name, fs)?.with_interior_point(centre)?;
+        let mut part = ConvexPart::new_with_interior(name, fs, centre)?;
         part.set_bounds(centre, radius);
         part.set_vertices(vertices);
         Ok(part)
