@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use implicit_contact::model::Dynamics;
+use implicit_contact::output::RunDir;
 use implicit_contact::paper;
 use implicit_contact::plot::{self, AnimationRecorder};
 use implicit_contact::run::{self, Recordable};
@@ -25,13 +26,23 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a scenario file and write trajectory.csv, contacts.csv and summary.json.
+    /// Run a scenario file and write trajectory.csv, contacts.csv, solver.csv and summary.json.
+    ///
+    /// One run at a time writes into a run directory: a run holds a lock on
+    /// DIR/<scenario name>/.run.lock (released when it ends, also by a crash or kill), and a
+    /// second run into the same directory is refused at once, without touching its files,
+    /// unless --unique sends it elsewhere.
     Run {
         /// The scenario (TOML).
         scenario: PathBuf,
-        /// Output folder; the run goes to DIR/<scenario name>/.
+        /// Output folder; the run goes to DIR/<scenario name>/ (replacing a previous run there).
         #[arg(long, default_value = "runs")]
         out: PathBuf,
+        /// Never replace or wait for another run: if DIR/<scenario name>/ is in use or holds a
+        /// run, write into the first free DIR/<scenario name>-2/, -3/, … instead (the directory
+        /// used is printed).
+        #[arg(long)]
+        unique: bool,
         /// Simulated duration in seconds (overrides the file).
         #[arg(long)]
         duration: Option<f64>,
@@ -132,6 +143,7 @@ fn main() -> ExitCode {
         Some(Command::Run {
             scenario,
             out,
+            unique,
             duration,
             time_step,
             animate,
@@ -139,6 +151,7 @@ fn main() -> ExitCode {
         }) => run_scenario(
             &scenario,
             &out,
+            unique,
             duration,
             time_step,
             animate,
@@ -237,6 +250,7 @@ fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(),
 fn run_scenario(
     path: &Path,
     out: &Path,
+    unique: bool,
     duration: Option<f64>,
     time_step: Option<f64>,
     animate: bool,
@@ -263,18 +277,20 @@ fn run_scenario(
         (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(
             ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
             out,
+            unique,
             animate,
         ),
         (Stepper::Implicit, AnyScene::Spatial(scene)) => run_scene(
             ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
             out,
+            unique,
             animate,
         ),
         (Stepper::Lcp, AnyScene::Planar(scene)) => {
-            run_scene(lcp_stepper(scene, lcp)?, out, animate)
+            run_scene(lcp_stepper(scene, lcp)?, out, unique, animate)
         }
         (Stepper::Lcp, AnyScene::Spatial(scene)) => {
-            run_scene(lcp_stepper(scene, lcp)?, out, animate)
+            run_scene(lcp_stepper(scene, lcp)?, out, unique, animate)
         }
     }
 }
@@ -289,11 +305,19 @@ fn lcp_stepper<S: Dynamics>(
 fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
     mut stepper: T,
     out: &Path,
+    unique: bool,
     animate: bool,
 ) -> Result<(), String> {
     let scene = stepper.scene();
     let steps = (scene.duration / scene.time_step - 1e-9).ceil() as usize;
     let name = scene.name.clone();
+    // The lock first: nothing in the directory is touched unless this run may write there.
+    let dir = if unique {
+        RunDir::create_unique(out, &name)
+    } else {
+        RunDir::create(out, &name)
+    }
+    .map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(steps as u64);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, {eta} left")
@@ -304,7 +328,7 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
     if let Some(r) = &mut recorder {
         r.record(0, &stepper);
     }
-    let result = run::run(&mut stepper, steps, out, |step, s| {
+    let result = run::run_in(&mut stepper, steps, &dir, |step, s| {
         if step % 16 == 0 {
             bar.set_position(step as u64);
         }
@@ -315,11 +339,9 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
     bar.finish_and_clear();
     // A failed run is animated up to its failure: that is when the picture helps most.
     if let Some(r) = &recorder
-        && (result.is_ok() || out.join(&name).is_dir())
+        && !matches!(result, Err(run::RunError::Output(_)))
     {
-        let gif = out
-            .join(&name)
-            .join(implicit_contact::output::ANIMATION_FILE);
+        let gif = dir.path().join(implicit_contact::output::ANIMATION_FILE);
         r.write_gif(stepper.scene(), &gif)
             .map_err(|e| e.to_string())?;
         println!(
@@ -336,7 +358,7 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
         summary.newton_iterations.median,
         summary.wall_time_per_step_s.median * 1e6,
         summary.max_residual,
-        out.join(&name).display()
+        dir.path().display()
     );
     Ok(())
 }

@@ -3,16 +3,57 @@
 //! architecture notes). A step that does not converge even after halving stops the run: the
 //! rows written so far stay, the summary says `complete: false` with the reason, and the
 //! caller gets [`RunError::StepFailed`].
-
+//!
+//! # One writer per directory
+//!
+//! [`run`] takes the run directory's lock ([`RunDir::create`]) before it creates or truncates
+//! any file, so a second run into the same directory is refused at once and leaves the first
+//! run's files alone; [`run_in`] runs into a [`RunDir`] the caller made (for example with
+//! [`RunDir::create_unique`], the command line's `--unique`).
+//!
+//! # Flushing
+//!
+//! The rows of the three CSV files are held in memory and handed to the operating system
+//! together, after a whole step, in one write per file: every [`FLUSH_EVERY`] steps, after any
+//! step slower than [`SLOW_STEP_S`], when [`FLUSH_INTERVAL_S`] of wall time has passed since the
+//! last flush, when the rows held exceed [`FLUSH_BYTES`], at a failed step and at the end. So
+//! a run killed at any moment (`kill -9` included) leaves files that end at the same step — the
+//! last flushed one, at most [`FLUSH_EVERY`] steps or [`FLUSH_INTERVAL_S`] (plus the step in
+//! progress) before the kill — and no row cut mid-line; only a kill that falls between the three
+//! writes of one flush leaves `trajectory.csv` ahead of `contacts.csv` and `solver.csv` (written
+//! in that order) by the steps of that one flush. `solver.csv` also holds the row of a step that
+//! failed (its report says how), which the other files do not.
+//!
+//! # Reproducible summaries
+//!
+//! The `reason` of a failed run says which step failed, at which simulated time and how the
+//! solve ended (status, solver, residual, iteration and evaluation counts), never a wall time:
+//! the same failing scenario gives the same `summary.json` apart from the fields named for wall
+//! times (`wall_time_per_step_s`, `failed_step_wall_time_s`).
+//!
+//! # Gaps in metres
+//!
+//! The `gap` column is a signed distance in metres, negative when the bodies overlap
+//! ([`ContactState::gap`]): apart or touching, the distance `‖a₂ − a₁‖` of the closest points;
+//! overlapping (the implicit solution then has `l₁ = 0` and `a₁ = a₂` inside `F`), minus the
+//! depth of `a₂` below the surface of `F` along `F`'s normal, found by Newton's method on `f`
+//! along that line ([`crate::geometry::depth_below_surface`]: exact for planes, quadratically
+//! convergent for the crate's convex shapes), never the value of `f`, whose scale depends on
+//! the shape. `max_penetration` is the deepest [`ContactState::penetration`], in metres: for a
+//! rigid contact `−gap` when negative; for a quasi-rigid one the overlap beyond the layer's
+//! deflection (the layer's compression, `−gap`, is its law, not a penetration).
 use crate::geometry::{Planar, Spatial};
+use crate::mcp::SolveReport;
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
-    BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, Energy, MovingBody, OutputError,
-    QuasiRigidImpulses, RunDir, StepStats, Summary, SummaryBuilder, TrajectoryRow,
+    BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, ContactsWriter, Energy,
+    MovingBody, OutputError, QuasiRigidImpulses, RunDir, SolverLogWriter, StepStats, Summary,
+    SummaryBuilder, TrajectoryRow, TrajectoryWriter,
 };
 use crate::stepper::{ContactState, TimeStepper};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Instant;
 
 /// Impulses and slip at or below this count as zero when classifying a contact (the MCP's
 /// default tolerance).
@@ -57,16 +98,23 @@ impl Recordable for Spatial {
     }
 }
 
-/// Steps between flushes of the run's CSV files.
-const FLUSH_EVERY: usize = 100;
+/// Steps between flushes of the run's CSV files when steps are fast (see "Flushing").
+pub const FLUSH_EVERY: usize = 100;
 
 /// A step slower than this (in seconds) flushes the files at once.
-const SLOW_STEP_S: f64 = 0.05;
+pub const SLOW_STEP_S: f64 = 0.05;
+
+/// Wall time (in seconds) after which the files are flushed whatever the step count, so that
+/// rows never wait long in memory while a run slows down.
+pub const FLUSH_INTERVAL_S: f64 = 1.0;
+
+/// Bytes of rows (all files together) above which the files are flushed.
+pub const FLUSH_BYTES: usize = 4 << 20;
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// Writing an output file failed.
+    /// Writing an output file failed (or the run directory is in use).
     #[error(transparent)]
     Output(#[from] OutputError),
     /// A step did not converge even after halving; the summary records it.
@@ -86,16 +134,85 @@ pub fn contact_mode(c: &ContactState) -> ContactMode {
     }
 }
 
+/// A solve report in words, without its wall time (for a failed run's `reason`).
+pub fn describe_solve(r: &SolveReport) -> String {
+    format!(
+        "{} by {}: residual {:.3e}, {} major iterations ({} crash), {} pivots, {} F / {} J evaluations, {} restarts",
+        r.status,
+        r.solver,
+        r.residual,
+        r.major_iterations,
+        r.crash_iterations,
+        r.pivots,
+        r.function_evaluations,
+        r.jacobian_evaluations,
+        r.restarts,
+    )
+}
+
+/// The signed distance in metres between the two bodies of contact `c` of `stepper`, the
+/// `gap` column: the implicit stepper's [`ContactState::gap`]; for the LCP stepper, whose `a₁`, `a₂` are the points found
+/// at the start of the step, the vertex's end-of-step depth below the face when it penetrates
+/// (`−penetration`, exact), else the LCP's end-of-step gap `ψ + h ṅ·ν`, never below 0.
+pub fn output_gap<S: Dynamics, T: TimeStepper<S>>(stepper: &T, c: &ContactState) -> f64 {
+    if stepper.formulation() == "lcp" {
+        if c.penetration > 0.0 {
+            -c.penetration
+        } else {
+            c.gap.max(0.0)
+        }
+    } else {
+        c.gap
+    }
+}
+
+/// The three CSV writers of a run, flushed together.
+struct Writers {
+    trajectory: TrajectoryWriter,
+    contacts: ContactsWriter,
+    solver: SolverLogWriter,
+}
+
+impl Writers {
+    fn buffered(&self) -> usize {
+        self.trajectory.buffered() + self.contacts.buffered() + self.solver.buffered()
+    }
+
+    /// One write per file, in this order.
+    fn flush(&mut self) -> Result<(), OutputError> {
+        self.trajectory.flush()?;
+        self.contacts.flush()?;
+        self.solver.flush()
+    }
+
+    fn finish(self) -> Result<(), OutputError> {
+        self.trajectory.finish()?;
+        self.contacts.finish()?;
+        self.solver.finish()
+    }
+}
+
 /// Runs `stepper` (either formulation, [`TimeStepper`]) for `steps` steps, writing into
-/// `out_dir/<scene name>/`. `on_step` sees the stepper after every accepted step (progress
-/// display, measurements). Returns the summary (also written to disk).
+/// `out_dir/<scene name>/` ([`RunDir::create`]: refused at once if another run is writing
+/// there). `on_step` sees the stepper after every accepted step (progress display,
+/// measurements). Returns the summary (also written to disk).
 pub fn run<S: Recordable, T: TimeStepper<S>>(
     stepper: &mut T,
     steps: usize,
     out_dir: &Path,
-    mut on_step: impl FnMut(usize, &T),
+    on_step: impl FnMut(usize, &T),
 ) -> Result<Summary, RunError> {
     let dir = RunDir::create(out_dir, &stepper.scene().name)?;
+    run_in(stepper, steps, &dir, on_step)
+}
+
+/// [`run`] into a run directory the caller made (and whose lock it holds).
+pub fn run_in<S: Recordable, T: TimeStepper<S>>(
+    stepper: &mut T,
+    steps: usize,
+    dir: &RunDir,
+    mut on_step: impl FnMut(usize, &T),
+) -> Result<Summary, RunError> {
     let moving: Vec<usize> = (0..stepper.scene().bodies.len())
         .filter(|&b| !stepper.scene().bodies[b].fixed)
         .collect();
@@ -106,18 +223,23 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
             kind: S::kind(),
         })
         .collect();
-    let mut trajectory = dir.trajectory_writer(&bodies)?;
-    let mut contacts = dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?;
-    let mut solver_log = dir.solver_writer()?;
+    let mut files = Writers {
+        trajectory: dir.trajectory_writer(&bodies)?,
+        contacts: dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?,
+        solver: dir.solver_writer()?,
+    };
     let energy = |s: &T| Energy {
         kinetic: s.scene().kinetic_energy(),
         potential: s.scene().potential_energy() + s.elastic_energy(),
     };
     let mut states: Vec<BodyState> = Vec::with_capacity(moving.len());
-    let mut write_rows = |stepper: &T,
-                          step: usize,
-                          states: &mut Vec<BodyState>,
-                          flush: bool|
+    // Writes the rows of `step` (the contacts with their gaps) into the writers' memory.
+    let write_rows = |files: &mut Writers,
+                      stepper: &T,
+                      step: usize,
+                      contacts: &[ContactState],
+                      gaps: &[f64],
+                      states: &mut Vec<BodyState>|
      -> Result<(), OutputError> {
         states.clear();
         states.extend(
@@ -125,48 +247,45 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
                 .iter()
                 .map(|&b| S::record(&stepper.scene().bodies[b])),
         );
-        trajectory.write_row(&TrajectoryRow {
+        files.trajectory.write_row(&TrajectoryRow {
             step,
             t: stepper.time(),
             bodies: states,
             energy: energy(stepper),
         })?;
-        if step > 0 {
-            for c in stepper.contacts().iter() {
-                let mode = contact_mode(c);
-                contacts.write_row(&ContactRow {
-                    step,
-                    t: stepper.time(),
-                    contact: c.id,
-                    body1: &stepper.scene().bodies[c.body1].name,
-                    body2: &stepper.scene().bodies[c.body2].name,
-                    gap: c.gap,
-                    normal_impulse: c.normal_impulse,
-                    friction_impulse: c.friction_impulse,
-                    torsion_impulse: c.torsion_impulse,
-                    slip_speed: if mode == ContactMode::Separated {
-                        f64::NAN
-                    } else {
-                        c.sigma
-                    },
-                    mode,
-                    a1: &c.a1,
-                    a2: &c.a2,
-                    quasi_rigid: c.quasi_rigid.map(|q| QuasiRigidImpulses {
-                        deflection: q.deflection,
-                        spring_impulse: q.spring_impulse,
-                        core_impulse: q.core_impulse,
-                    }),
-                })?;
-            }
-        }
-        if flush {
-            trajectory.flush()?;
-            contacts.flush()?;
+        for (c, &gap) in contacts.iter().zip(gaps) {
+            let mode = contact_mode(c);
+            files.contacts.write_row(&ContactRow {
+                step,
+                t: stepper.time(),
+                contact: c.id,
+                body1: &stepper.scene().bodies[c.body1].name,
+                body2: &stepper.scene().bodies[c.body2].name,
+                gap,
+                normal_impulse: c.normal_impulse,
+                friction_impulse: c.friction_impulse,
+                torsion_impulse: c.torsion_impulse,
+                slip_speed: if mode == ContactMode::Separated {
+                    f64::NAN
+                } else {
+                    c.sigma
+                },
+                mode,
+                a1: &c.a1,
+                a2: &c.a2,
+                quasi_rigid: c.quasi_rigid.map(|q| QuasiRigidImpulses {
+                    deflection: q.deflection,
+                    spring_impulse: q.spring_impulse,
+                    core_impulse: q.core_impulse,
+                }),
+            })?;
         }
         Ok(())
     };
-    write_rows(stepper, 0, &mut states, false)?;
+    // Step 0: the initial state (contacts are written from step 1).
+    write_rows(&mut files, stepper, 0, &[], &[], &mut states)?;
+    files.flush()?;
+    let mut last_flush = Instant::now();
     let initial = energy(stepper);
     let mut summary = SummaryBuilder::new(
         &stepper.scene().name,
@@ -176,30 +295,32 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
     // Each contact's bodies and friction, by id, as contacts first appear (the broad phase
     // brings pairs in during the run).
     let mut seen: BTreeMap<usize, ContactFriction> = BTreeMap::new();
-    let note_contacts = |stepper: &T, seen: &mut BTreeMap<usize, ContactFriction>| {
-        for c in stepper.contacts() {
-            seen.entry(c.id).or_insert_with(|| {
-                let scene = stepper.scene();
-                let f = scene.friction_between(c.body1, c.body2);
-                ContactFriction {
-                    contact: c.id,
-                    body1: scene.bodies[c.body1].name.clone(),
-                    body2: scene.bodies[c.body2].name.clone(),
-                    mu: f.mu,
-                    e_t: f.e_t,
-                    e_o: f.e_o,
-                    e_r: f.e_r,
-                }
-            });
-        }
-    };
-    note_contacts(stepper, &mut seen);
+    let note_contacts =
+        |stepper: &T, contacts: &[ContactState], seen: &mut BTreeMap<usize, ContactFriction>| {
+            for c in contacts {
+                seen.entry(c.id).or_insert_with(|| {
+                    let scene = stepper.scene();
+                    let f = scene.friction_between(c.body1, c.body2);
+                    ContactFriction {
+                        contact: c.id,
+                        body1: scene.bodies[c.body1].name.clone(),
+                        body2: scene.bodies[c.body2].name.clone(),
+                        mu: f.mu,
+                        e_t: f.e_t,
+                        e_o: f.e_o,
+                        e_r: f.e_r,
+                    }
+                });
+            }
+        };
+    note_contacts(stepper, &stepper.contacts(), &mut seen);
+    let mut gaps: Vec<f64> = Vec::new();
     for step in 1..=steps {
         let report = stepper.step();
         let mut solve = report.solve.clone();
         solve.major_iterations = report.newton_iterations;
         solve.residual = report.residual;
-        solver_log.write_row(
+        files.solver.write_row(
             step,
             stepper.time(),
             &solve,
@@ -208,32 +329,44 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
             report.energy_projection,
         )?;
         if !report.converged {
+            // No wall time in the reason (see "Reproducible summaries").
             let reason = match &report.failure {
                 Some(why) => format!("step {step} (t = {:.6} s) failed: {why}", stepper.time()),
                 None => format!(
                     "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
                     stepper.time(),
                     report.retries,
-                    report.solve
+                    describe_solve(&report.solve)
                 ),
             };
-            trajectory.finish()?;
-            contacts.finish()?;
-            solver_log.finish()?;
+            files.finish()?;
             summary.record_failed_step(report.retries);
+            summary.set_failed_step_wall_time(report.wall_time);
             summary.set_contacts(seen.into_values().collect());
             dir.write_summary(&summary.incomplete(reason.clone()))?;
             return Err(RunError::StepFailed(reason));
         }
-        // Rows reach the operating system together, every FLUSH_EVERY steps and after any
-        // slow step, so that an interrupted run keeps its diagnostics.
-        let flush = step % FLUSH_EVERY == 0 || report.wall_time.as_secs_f64() > SLOW_STEP_S;
-        write_rows(stepper, step, &mut states, flush)?;
-        if flush {
-            solver_log.flush()?;
+        let contacts = stepper.contacts();
+        gaps.clear();
+        gaps.extend(contacts.iter().map(|c| output_gap(stepper, c)));
+        write_rows(&mut files, stepper, step, &contacts, &gaps, &mut states)?;
+        // All three files at whole steps, together (see "Flushing").
+        if step % FLUSH_EVERY == 0
+            || report.wall_time.as_secs_f64() > SLOW_STEP_S
+            || last_flush.elapsed().as_secs_f64() > FLUSH_INTERVAL_S
+            || files.buffered() > FLUSH_BYTES
+        {
+            files.flush()?;
+            last_flush = Instant::now();
         }
-        note_contacts(stepper, &mut seen);
-        let penetration = stepper.penetration();
+        note_contacts(stepper, &contacts, &mut seen);
+        // Deepest overlap in metres (the LCP stepper's also of vertices inside faces that were
+        // not contacts at the start of the step).
+        let penetration = if gaps.iter().any(|g| g.is_nan()) {
+            f64::NAN
+        } else {
+            stepper.penetration()
+        };
         let e = energy(stepper);
         summary.record(&StepStats {
             t: stepper.time(),
@@ -245,9 +378,7 @@ pub fn run<S: Recordable, T: TimeStepper<S>>(
         });
         on_step(step, stepper);
     }
-    trajectory.finish()?;
-    contacts.finish()?;
-    solver_log.finish()?;
+    files.finish()?;
     summary.set_contacts(seen.into_values().collect());
     let summary = summary.complete();
     dir.write_summary(&summary)?;

@@ -45,4 +45,7 @@ pub use primitives::{
 };
 pub use proximity::{ContactState, Proximity, ProximityError, ProximitySettings, proximity};
 pub use space::{Planar, Space, Spatial};
-pub use world::{WorldEval, to_parent, world_eval, world_eval_with_pose_derivatives, world_value};
+pub use world::{
+    WorldEval, depth_below_surface, to_parent, world_eval, world_eval_with_pose_derivatives,
+    world_value,
+};

@@ -422,3 +422,29 @@ fn mixed_representation_part() {
     assert!((r.distance - 0.5).abs() < TOL);
     assert!(r.multipliers_a[1].abs() < TOL);
 }
+
+/// `depth_below_surface` measures overlap in metres whatever the function's scale: a point
+/// 1 cm below the tip of a slender ellipsoid (semi-axes 0.25, 0.25, 1 m, where the function's
+/// slope at the tip is 2, not 1) and below a tilted plane, placed by a pose. Newton on a convex
+/// function along the normal: 1e-12 m (a few roundings of a unit-size quantity).
+#[test]
+fn depth_below_surface_is_a_distance() {
+    use super::{depth_below_surface, world_value};
+    use nalgebra::{UnitQuaternion, Vector3};
+    let pose = Pose::spatial(
+        Vector3::new(0.3, -0.2, 1.0),
+        *UnitQuaternion::from_euler_angles(0.4, 0.1, -0.3).quaternion(),
+        "e",
+    )
+    .unwrap();
+    let e = Placed::at_origin(Ellipsoid::<Spatial>::new(Vector3::new(0.25, 0.25, 1.0)).unwrap());
+    let tip = pose.transform_point(&Vector3::new(0.0, 0.0, 0.99));
+    assert!(world_value(&e, &pose, &tip) < 0.0);
+    let d = depth_below_surface(&e, &pose, &tip);
+    assert!((d - 0.01).abs() < 1e-12, "ellipsoid tip depth {d}");
+    let n = Vector3::new(1.0, 2.0, 2.0) / 3.0;
+    let plane = Placed::at_origin(HalfSpace::<Spatial>::new(n, 0.5).unwrap());
+    let inside = pose.transform_point(&(n * 0.5 - n * 0.03));
+    let d = depth_below_surface(&plane, &pose, &inside);
+    assert!((d - 0.03).abs() < 1e-12, "plane depth {d}");
+}

@@ -114,3 +114,37 @@ pub fn world_eval_with_pose_derivatives<S: Space, F: ImplicitFn<S> + ?Sized>(
             - S::matrix_mul_angular_jacobian(&h, &S::cross_jacobian(&r)),
     }
 }
+
+/// The distance from `p`, inside the set `{f ≤ 0}`, to its surface along `n = ∇f(p)/‖∇f(p)‖`:
+/// the root of `φ(t) = f(p + t n)` by Newton's method from `t = 0`. `φ` is convex with `φ(0) <
+/// 0` and `φ'(0) = ‖∇f(p)‖ > 0`; each tangent lies below `φ`, so the first step lands at or
+/// beyond the root and the iterates then decrease monotonically to it. The loop stops when a
+/// step no longer decreases `t` (rounding) or the slope is not positive.
+pub fn depth_below_surface<S: Space, F: ImplicitFn<S> + ?Sized>(
+    f: &F,
+    pose: &Pose<S>,
+    p: &S::Vector,
+) -> f64 {
+    let e = world_eval(f, pose, p);
+    let g = S::norm(&e.gradient);
+    if !(g > 0.0 && g.is_finite() && e.value < 0.0) {
+        return (-e.value).max(0.0);
+    }
+    let n = e.gradient * (1.0 / g);
+    let mut t = -e.value / g;
+    for _ in 0..60 {
+        let e = world_eval(f, pose, &(*p + n * t));
+        let slope = S::dot(&e.gradient, &n);
+        // Also stops on NaN.
+        if slope.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            break;
+        }
+        let next = t - e.value / slope;
+        // Also stops on NaN.
+        if next.partial_cmp(&t) != Some(std::cmp::Ordering::Less) {
+            break;
+        }
+        t = next;
+    }
+    t
+}

@@ -10,7 +10,9 @@
 //! M^ℓ ν^{ℓ+1} = M^ℓ ν^ℓ + W p + h λ_app^ℓ + h λ_vp^ℓ,        q^{ℓ+1} = q^ℓ ⊕ h ν^{ℓ+1}
 //! ```
 //!
-//! with everything except the contact impulses `W p` taken at the start of the step `ℓ`:
+//! with everything except the contact impulses `W p` taken at the start of the step `ℓ` (the
+//! gyroscopic impulse only under [`Gyroscopic::Explicit`]; by default the stepper takes it at
+//! `ω^{ℓ+1}` inside the step's rows, see [`Gyroscopic`]):
 //!
 //! * `M^ℓ = diag(m I, I_w)`, `I_w = R I_b Rᵀ` ([`RigidBody::mass_matrix`]);
 //! * `h λ_app = h (m g + F_ext + F_c(t_ℓ), τ_ext + τ_c(t_ℓ))`, with constant wrenches and an
@@ -40,9 +42,11 @@
 //!
 //! # Energy
 //!
-//! Kinetic `½ m v·v + ½ ωᵀ I_w ω`, gravitational `−m g·c`. With the gyroscopic term taken
-//! explicitly at `ℓ`, a torque-free spinning 3D body does not conserve kinetic energy exactly
-//! (the error is `O(h²)` per step); `−ω × I_w ω` itself does no work (`ω · (ω × I_w ω) = 0`).
+//! Kinetic `½ m v·v + ½ ωᵀ I_w ω`, gravitational `−m g·c`. `−ω × I_w ω` itself does no work
+//! (`ω · (ω × I_w ω) = 0`), but a step's impulse does work on the step's *end* velocity: taken
+//! explicitly at `ℓ` it adds `O(h²)` energy every step to a torque-free spinning 3D body;
+//! [`Gyroscopic`] gives the end-of-step (never gains) and midpoint (keeps a free body's
+//! energy) alternatives.
 //!
 //! # Modules
 //!
@@ -69,7 +73,7 @@ pub mod scene;
 mod tests;
 
 pub use body::{BodyState, Controller, RigidBody, Twist, Wrench};
-pub use dynamics::{Dynamics, left_jacobian_so3};
+pub use dynamics::{Dynamics, Gyroscopic, left_jacobian_so3};
 pub use error::ModelError;
 pub use friction::Friction;
 pub use kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};

@@ -353,6 +353,38 @@ fn world_inertia_and_gyroscopic_term() {
     assert_eq!(disc.gyroscopic_impulse(0.01), Vector1::zeros());
 }
 
+/// The derivative of the gyroscopic torque (used by the implicit and midpoint gyroscopic
+/// impulses) against central differences: 1e-7 relative to `|I_w| |ω|`, the truncation error of
+/// a step of 1e-6 on a quadratic map is zero, so what remains is rounding (1e-16 / 1e-6 · 10).
+#[test]
+fn gyroscopic_jacobian_matches_central_differences() {
+    let mut rng = Lcg(33);
+    for _ in 0..20 {
+        let mut body = sphere_body("top");
+        body.inertia = asymmetric_inertia(&mut rng);
+        body.pose.rotation = rng.rotation();
+        let iw = body.world_inertia();
+        let w = rng.unit_vector() * 7.0;
+        let jac = Spatial::gyroscopic_jacobian(&w, &iw);
+        let d = 1e-6;
+        for j in 0..3 {
+            let mut e = Vector3::zeros();
+            e[j] = d;
+            let fd = (Spatial::gyroscopic_torque(&(w + e), &iw)
+                - Spatial::gyroscopic_torque(&(w - e), &iw))
+                / (2.0 * d);
+            for i in 0..3 {
+                assert!(
+                    (fd[i] - jac[(i, j)]).abs() < 1e-7 * iw.norm() * w.norm(),
+                    "({i}, {j}): {} vs {}",
+                    fd[i],
+                    jac[(i, j)]
+                );
+            }
+        }
+    }
+}
+
 /// The mass matrix is `diag(m I, I_w)`, `M ν` agrees with `apply_mass_matrix`, and
 /// `½ νᵀ M ν` is the kinetic energy (1e-13 relative: sums of a few products).
 #[test]

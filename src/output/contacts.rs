@@ -234,7 +234,14 @@ impl ContactsWriter {
         self.csv.write_line()
     }
 
-    /// Hands the buffered rows to the operating system.
+    /// Bytes of rows held in memory, not yet handed to the operating system.
+    pub fn buffered(&self) -> usize {
+        self.csv.buffered()
+    }
+
+    /// Hands the rows held to the operating system, in one write. Rows are never written
+    /// otherwise (until `finish`, or best effort when the writer is dropped), so the caller
+    /// decides at which row the file ends if the process is killed.
     pub fn flush(&mut self) -> Result<(), OutputError> {
         self.csv.flush()
     }

@@ -4,29 +4,39 @@
 use super::OutputError;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// A CSV file being streamed: a buffered writer plus a reusable line buffer.
+/// A CSV file being streamed: whole rows are held in memory and handed to the operating system
+/// only by [`CsvFile::flush`] (one `write` of all the rows held), never by a buffer that fills
+/// up on its own, so that the run loop decides at which step every file ends (see
+/// [`crate::run`], "Flushing"). A writer dropped without [`CsvFile::finish`] still writes the
+/// rows it holds (best effort).
 #[derive(Debug)]
 pub(crate) struct CsvFile {
     path: PathBuf,
-    out: BufWriter<File>,
-    /// The line being built; cleared after each write so rows allocate nothing.
+    /// `None` only after `finish` (so that `Drop` has nothing left to do).
+    file: Option<File>,
+    /// Whole rows not yet written.
+    pending: Vec<u8>,
+    /// The line being built; cleared after each row so rows allocate nothing.
     pub(crate) line: String,
 }
 
 impl CsvFile {
-    /// Creates (or truncates) `path` and writes `header` as its first line.
+    /// Creates (or truncates) `path` and writes `header` as its first line (at once: a file
+    /// that exists has its header).
     pub(crate) fn create(path: PathBuf, header: &[String]) -> Result<Self, OutputError> {
         let file = File::create(&path).map_err(|e| OutputError::io(&path, "create the file", e))?;
         let mut csv = Self {
             path,
-            out: BufWriter::new(file),
+            file: Some(file),
+            pending: Vec::with_capacity(64 * 1024),
             line: String::with_capacity(256),
         };
         push_header(&mut csv.line, header);
         csv.write_line()?;
+        csv.flush()?;
         Ok(csv)
     }
 
@@ -43,29 +53,44 @@ impl CsvFile {
         }
     }
 
-    /// Writes the line buffer (which must end in a newline) and clears it.
+    /// Adds the line buffer (which must end in a newline) to the rows held, and clears it.
     pub(crate) fn write_line(&mut self) -> Result<(), OutputError> {
-        let result = self.out.write_all(self.line.as_bytes());
+        self.pending.extend_from_slice(self.line.as_bytes());
         self.line.clear();
-        result.map_err(|e| OutputError::io(&self.path, "write a row", e))
+        Ok(())
     }
 
-    /// Hands buffered rows to the operating system.
+    /// Bytes of rows held, not yet written.
+    pub(crate) fn buffered(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Hands the rows held to the operating system in one write (no `fsync`: what the
+    /// operating system holds survives the end of the process, `kill -9` included).
     pub(crate) fn flush(&mut self) -> Result<(), OutputError> {
-        self.out
-            .flush()
-            .map_err(|e| OutputError::io(&self.path, "flush", e))
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        let result = file.write_all(&self.pending);
+        self.pending.clear();
+        result.map_err(|e| OutputError::io(&self.path, "write rows", e))
     }
 
     /// Flushes and syncs the file to disk.
-    pub(crate) fn finish(self) -> Result<(), OutputError> {
-        let path = self.path;
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| OutputError::io(&path, "flush", e.into_error()))?;
+    pub(crate) fn finish(mut self) -> Result<(), OutputError> {
+        self.flush()?;
+        let file = self.file.take().expect("finish is called once");
         file.sync_all()
-            .map_err(|e| OutputError::io(&path, "sync to disk", e))
+            .map_err(|e| OutputError::io(&self.path, "sync to disk", e))
+    }
+}
+
+impl Drop for CsvFile {
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 

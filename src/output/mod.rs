@@ -9,16 +9,30 @@
 //!   [`ContactRow`];
 //! * `summary.json` — the run's [`Summary`], accumulated step by step by a [`SummaryBuilder`].
 //!
+//! # One writer per run directory
+//!
+//! [`RunDir::create`] takes an exclusive advisory lock (`flock(2)` on Unix, `LockFileEx` on
+//! Windows, through `std::fs::File::try_lock`) on `<run dir>/.run.lock` before it touches any
+//! file of the directory, and holds it as long as the [`RunDir`] (or a clone) lives; the
+//! operating system releases it when the process ends, `kill -9` and crashes included. A second
+//! run into a directory whose lock is held is refused at once ([`OutputError::Busy`]) and
+//! changes nothing there; [`RunDir::create_unique`] instead writes into the first of
+//! `<name>`, `<name>-2`, `<name>-3`, … that is neither locked nor holds a previous run's files.
+//! The lock file itself stays (removing it would race with a run taking it).
+//!
 //! # Crash safety
 //!
-//! Rows are streamed through a buffered writer as they come; the buffer is flushed by
-//! [`TrajectoryWriter::finish`] / [`ContactsWriter::finish`] (which also `fsync` the file), on
-//! request by `flush`, and, best effort, when a writer is dropped. `summary.json` is the marker
-//! of a finished run: it is written last, and atomically ([`write_json_atomic`]: a temporary file
-//! in the same directory, synced, then renamed over the target), so a reader sees either no
-//! summary or a whole one. [`RunDir::create`] deletes the previous run's files first, so an
-//! interrupted run never leaves a summary — old or new — that looks complete next to its partial
-//! CSV files. A run that stops early writes `complete: false` with a `reason`
+//! Rows are held in memory, whole, and handed to the operating system only on request
+//! (`flush`, one write per file), at `finish` (which also `fsync`s the file) and, best effort,
+//! when a writer is dropped — never by a buffer that fills up on its own. The run loop flushes the
+//! three CSV files together at whole steps ([`crate::run`], "Flushing"), so a killed run leaves
+//! files that end at the same step (within one flush if the kill falls between the three
+//! writes) and no row cut mid-line. `summary.json` is the marker of a finished run: it is written
+//! last, and atomically ([`write_json_atomic`]: a temporary file in the same directory, synced,
+//! then renamed over the target), so a reader sees either no summary or a whole one.
+//! [`RunDir::create`] deletes the previous run's files first (under the lock), so an interrupted
+//! run never leaves a summary — old or new — that looks complete next to its partial CSV files.
+//! A run that stops early writes `complete: false` with a `reason`
 //! ([`SummaryBuilder::incomplete`]).
 //!
 //! # Number format
@@ -48,6 +62,7 @@ use serde::Serialize;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// File name of the trajectory inside a run directory.
 pub const TRAJECTORY_FILE: &str = "trajectory.csv";
@@ -92,6 +107,19 @@ pub enum OutputError {
         /// What does not fit.
         reason: String,
     },
+    /// Another run holds the run directory's lock: it is writing there now.
+    #[error(
+        "{}: another run is writing into this directory (it holds {}); nothing was changed. \
+         Wait for it to end, choose another --out, or pass --unique to write into a new directory",
+        path.display(),
+        lock.display()
+    )]
+    Busy {
+        /// The run directory.
+        path: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+    },
     /// A name used to build a path or a column is unusable.
     #[error("invalid {field} {value:?}: {reason}")]
     InvalidName {
@@ -114,17 +142,48 @@ impl OutputError {
     }
 }
 
-/// The directory of one run, `<out>/<scenario name>/`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// File name of the lock a run holds on its directory (see the module docs).
+pub const LOCK_FILE: &str = ".run.lock";
+
+/// The files a run writes (a directory holding one of them holds a run).
+const RUN_FILES: [&str; 4] = [SUMMARY_FILE, TRAJECTORY_FILE, CONTACTS_FILE, SOLVER_FILE];
+
+/// The directory of one run, `<out>/<scenario name>/`, and the lock that makes this process its
+/// only writer (held until the last clone is dropped).
+#[derive(Debug, Clone)]
 pub struct RunDir {
     path: PathBuf,
+    _lock: Arc<File>,
+}
+
+/// How taking a directory's lock went.
+enum Locked {
+    Yes(File),
+    Busy,
+}
+
+fn try_lock_dir(path: &Path) -> Result<Locked, OutputError> {
+    let lock_path = path.join(LOCK_FILE);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| OutputError::io(&lock_path, "open the lock file", e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Locked::Yes(file)),
+        Err(fs::TryLockError::WouldBlock) => Ok(Locked::Busy),
+        Err(fs::TryLockError::Error(e)) => Err(OutputError::io(&lock_path, "lock the file", e)),
+    }
 }
 
 impl RunDir {
-    /// Creates `<out_dir>/<scenario_name>/` (and its parents) and deletes the output files of a
-    /// previous run there (`summary.json` first, then its temporary file, `trajectory.csv` and
-    /// `contacts.csv`), so that nothing in the directory looks like a finished run until this
-    /// run writes its summary; a previous `animation.gif` goes too. Other files are left alone.
+    /// Creates `<out_dir>/<scenario_name>/` (and its parents), takes its lock — refusing at once
+    /// with [`OutputError::Busy`], before touching any file, if another run holds it — and
+    /// deletes the output files of a previous run there (`summary.json` first, then its
+    /// temporary file, `trajectory.csv`, `contacts.csv`, `solver.csv`), so that nothing in the
+    /// directory looks like a finished run until this run writes its summary; a previous
+    /// `animation.gif` goes too. Other files are left alone.
     ///
     /// The scenario name becomes a single path component: it must not be empty, contain a path
     /// separator (`/` or `\`), `..`, a control character, or be `.`; the error names the field.
@@ -133,14 +192,66 @@ impl RunDir {
         let path = out_dir.as_ref().join(scenario_name);
         fs::create_dir_all(&path)
             .map_err(|e| OutputError::io(&path, "create the run directory", e))?;
-        let run = Self { path };
+        let lock = match try_lock_dir(&path)? {
+            Locked::Yes(file) => file,
+            Locked::Busy => {
+                return Err(OutputError::Busy {
+                    lock: path.join(LOCK_FILE),
+                    path,
+                });
+            }
+        };
+        let run = Self {
+            path,
+            _lock: Arc::new(lock),
+        };
+        run.remove_previous_files()?;
+        Ok(run)
+    }
+
+    /// Like [`create`](Self::create), but never reuses a directory that holds a run: the first
+    /// of `<out_dir>/<name>/`, `<name>-2/`, `<name>-3/`, … that is not locked by a running run
+    /// and holds none of a run's files (`summary.json`, `trajectory.csv`, `contacts.csv`,
+    /// `solver.csv`). Each candidate is checked under its lock, so two runs started together
+    /// get different directories.
+    pub fn create_unique(
+        out_dir: impl AsRef<Path>,
+        scenario_name: &str,
+    ) -> Result<Self, OutputError> {
+        validate_scenario_name(scenario_name)?;
+        for n in 1usize.. {
+            let name = if n == 1 {
+                scenario_name.to_string()
+            } else {
+                format!("{scenario_name}-{n}")
+            };
+            let path = out_dir.as_ref().join(&name);
+            fs::create_dir_all(&path)
+                .map_err(|e| OutputError::io(&path, "create the run directory", e))?;
+            let Locked::Yes(lock) = try_lock_dir(&path)? else {
+                continue;
+            };
+            if RUN_FILES.iter().any(|f| path.join(f).exists()) {
+                continue; // `lock` is dropped: released
+            }
+            let run = Self {
+                path,
+                _lock: Arc::new(lock),
+            };
+            run.remove_previous_files()?;
+            return Ok(run);
+        }
+        unreachable!("the candidates never run out")
+    }
+
+    fn remove_previous_files(&self) -> Result<(), OutputError> {
         for stale in [
-            run.summary_path(),
-            run.summary_temp_path(),
-            run.trajectory_path(),
-            run.contacts_path(),
-            run.path.join(SOLVER_FILE),
-            run.path.join(ANIMATION_FILE),
+            self.summary_path(),
+            self.summary_temp_path(),
+            self.trajectory_path(),
+            self.contacts_path(),
+            self.path.join(SOLVER_FILE),
+            self.path.join(ANIMATION_FILE),
         ] {
             match fs::remove_file(&stale) {
                 Ok(()) => {}
@@ -148,7 +259,7 @@ impl RunDir {
                 Err(e) => return Err(OutputError::io(&stale, "remove the previous run's file", e)),
             }
         }
-        Ok(run)
+        Ok(())
     }
 
     /// The run directory.
@@ -334,11 +445,40 @@ mod tests {
             fs::write(&p, "old").unwrap();
         }
         fs::write(run.path().join("figure.svg"), "keep").unwrap();
+        drop(run);
         let run = RunDir::create(&out, "case").unwrap();
         assert!(!run.summary_path().exists());
         assert!(!run.trajectory_path().exists());
         assert!(!run.contacts_path().exists());
         assert!(run.path().join("figure.svg").exists());
+        let _ = fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn a_locked_run_dir_is_refused_untouched_and_unique_goes_elsewhere() {
+        let out = test_dir::fresh("lock");
+        let first = RunDir::create(&out, "case").unwrap();
+        fs::write(first.trajectory_path(), "first").unwrap();
+        let err = RunDir::create(&out, "case").unwrap_err();
+        assert!(matches!(err, OutputError::Busy { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("another run") && msg.contains("--unique"),
+            "{msg}"
+        );
+        assert_eq!(
+            fs::read_to_string(first.trajectory_path()).unwrap(),
+            "first"
+        );
+        // Busy first, then a directory holding a finished run: both skipped.
+        fs::create_dir_all(out.join("case-2")).unwrap();
+        fs::write(out.join("case-2").join(SUMMARY_FILE), "{}").unwrap();
+        let third = RunDir::create_unique(&out, "case").unwrap();
+        assert_eq!(third.path(), out.join("case-3"));
+        // Released on drop: the directory can be taken again.
+        drop(first);
+        let again = RunDir::create(&out, "case").unwrap();
+        assert!(!again.trajectory_path().exists());
         let _ = fs::remove_dir_all(&out);
     }
 
@@ -352,6 +492,7 @@ mod tests {
         let names: Vec<_> = fs::read_dir(run.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n != LOCK_FILE)
             .collect();
         assert_eq!(
             names,

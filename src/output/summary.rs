@@ -92,7 +92,9 @@ pub struct Summary {
     pub stepper: String,
     /// False if the run stopped early; then `reason` says why.
     pub complete: bool,
-    /// Why the run stopped early; absent from the JSON for a complete run.
+    /// Why the run stopped early; absent from the JSON for a complete run. It holds no wall
+    /// time (the same failing scenario gives the same reason; timings have fields named for
+    /// them, such as `failed_step_wall_time_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Steps taken (the initial state, step 0, is not a step).
@@ -105,7 +107,8 @@ pub struct Summary {
     pub newton_iterations: IterationStats,
     /// Wall time per step in seconds, retries included.
     pub wall_time_per_step_s: TimeStats,
-    /// Deepest penetration (`max(−gap, 0)`) at the end of any step; `null` if one was NaN.
+    /// Deepest penetration in metres, `max(−gap, 0)` over the contacts (`gap` the signed
+    /// distance of `contacts.csv`) at the end of any step; `null` if one was NaN.
     #[serde(with = "nan_as_null")]
     pub max_penetration: f64,
     /// Worst natural residual of the steps' final solves; `null` if one could not be
@@ -123,6 +126,10 @@ pub struct Summary {
     /// did not give them; absent in summaries written before this key existed).
     #[serde(default)]
     pub contacts: Vec<ContactFriction>,
+    /// Wall time in seconds of the step that failed and stopped the run (retries included);
+    /// absent when no step failed. A timing field, like `wall_time_per_step_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_step_wall_time_s: Option<f64>,
 }
 
 /// What the summary needs to know about one step.
@@ -215,6 +222,7 @@ pub struct SummaryBuilder {
     final_time: f64,
     steps_by_solver: BTreeMap<String, usize>,
     contacts: Vec<ContactFriction>,
+    failed_step_wall_time: Option<f64>,
 }
 
 impl SummaryBuilder {
@@ -242,6 +250,7 @@ impl SummaryBuilder {
             final_time: f64::NAN,
             steps_by_solver: BTreeMap::new(),
             contacts: Vec::new(),
+            failed_step_wall_time: None,
         }
     }
 
@@ -289,6 +298,11 @@ impl SummaryBuilder {
         self.retried_steps += usize::from(retries > 0);
     }
 
+    /// Records the wall time of the step that stopped the run (`failed_step_wall_time_s`).
+    pub fn set_failed_step_wall_time(&mut self, wall_time: Duration) {
+        self.failed_step_wall_time = Some(wall_time.as_secs_f64());
+    }
+
     /// The summary of a run that stopped early: `complete: false` with `reason` (for example
     /// "step 412 failed: stalled", or "interrupted").
     pub fn incomplete(&self, reason: impl Into<String>) -> Summary {
@@ -324,6 +338,7 @@ impl SummaryBuilder {
             final_time: self.final_time,
             steps_by_solver: self.steps_by_solver.clone(),
             contacts: self.contacts.clone(),
+            failed_step_wall_time_s: self.failed_step_wall_time,
         }
     }
 }

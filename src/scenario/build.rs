@@ -758,6 +758,20 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
             "applies only to integrator = \"rattle\"",
         ));
     }
+    if sim.gyroscopic.is_some() {
+        let reason = if S::DIM != 3 {
+            Some("applies only to dimension = 3 (a planar body has no gyroscopic term)")
+        } else if sim.stepper == super::Stepper::Lcp {
+            Some("not with stepper = \"lcp\", whose gyroscopic impulse is explicit")
+        } else if sim.integrator == super::schema::IntegratorSpec::Rattle {
+            Some("not with integrator = \"rattle\", which splits it into its two kicks")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(cx.err("simulation.gyroscopic", ErrorKind::InvalidValue, reason));
+        }
+    }
     let default_friction = friction(cx, &file.friction, "friction", "the scene default")?;
     let mut scene = Scene::new(&file.name, gravity, default_friction, h, duration)
         .map_err(|e| cx.model(e, "", "friction"))?;
@@ -888,6 +902,11 @@ impl ScenarioFile {
             stepper: self.simulation.stepper,
             integrator: self.simulation.integrator.integrator(),
             energy_projection: self.simulation.energy_projection.unwrap_or(true),
+            gyroscopic: self
+                .simulation
+                .gyroscopic
+                .map(|g| g.gyroscopic())
+                .unwrap_or_default(),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

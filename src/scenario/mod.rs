@@ -37,6 +37,8 @@
 //! stepper = "implicit"           # optional: "implicit" (default) or "lcp"
 //! integrator = "euler"           # optional: "euler" (the paper's, default), "midpoint", "rattle"
 //! energy_projection = true       # optional, only with "rattle": default true
+//! gyroscopic = "implicit"        # optional, 3D euler/midpoint only: "implicit" (default),
+//!                                #   "midpoint", "explicit" (the paper's eq. 21); see model::Gyroscopic
 //! gravity = [0.0, 0.0, -9.81]    # one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -150,8 +152,9 @@ mod tests;
 
 pub use error::{ErrorKind, Location, ScenarioError};
 pub use schema::{
-    BodySpec, FrictionSpec, FunctionSpec, IntegratorSpec, LayerSpec, LcpSpec, Numbers, Outputs,
-    PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec, Stepper,
+    BodySpec, FrictionSpec, FunctionSpec, GyroscopicSpec, IntegratorSpec, LayerSpec, LcpSpec,
+    Numbers, Outputs, PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile, ShapeKind,
+    SimulationSpec, Stepper,
 };
 
 use crate::geometry::{Planar, Spatial};
@@ -212,6 +215,8 @@ pub struct Scenario {
     pub integrator: crate::model::Integrator,
     /// RATTLE's energy projection (`simulation.energy_projection`, default true).
     pub energy_projection: bool,
+    /// Where the gyroscopic impulse is taken (`simulation.gyroscopic`, default implicit).
+    pub gyroscopic: crate::model::Gyroscopic,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -234,6 +239,7 @@ impl Scenario {
             solver: self.solver.clone(),
             integrator: self.integrator,
             energy_projection: self.energy_projection,
+            gyroscopic: self.gyroscopic,
             ..crate::stepper::StepperSettings::default()
         }
     }

@@ -88,6 +88,35 @@ pub struct SimulationSpec {
     /// integrator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy_projection: Option<bool>,
+    /// Where the gyroscopic impulse of 3D bodies is taken: `"implicit"` (end of step,
+    /// default), `"midpoint"` or `"explicit"` (the paper's eq. 21); see
+    /// [`crate::model::Gyroscopic`]. Only for the implicit stepper's euler and midpoint
+    /// integrators in 3D.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gyroscopic: Option<GyroscopicSpec>,
+}
+
+/// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GyroscopicSpec {
+    /// At the start of the step (the paper's eq. 21).
+    Explicit,
+    /// At the end of the step (default).
+    Implicit,
+    /// At the step's midpoint.
+    Midpoint,
+}
+
+impl GyroscopicSpec {
+    /// The model's choice.
+    pub fn gyroscopic(&self) -> crate::model::Gyroscopic {
+        match self {
+            GyroscopicSpec::Explicit => crate::model::Gyroscopic::Explicit,
+            GyroscopicSpec::Implicit => crate::model::Gyroscopic::Implicit,
+            GyroscopicSpec::Midpoint => crate::model::Gyroscopic::Midpoint,
+        }
+    }
 }
 
 /// `simulation.integrator`: the file's name of a [`crate::model::Integrator`].

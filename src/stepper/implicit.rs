@@ -13,7 +13,10 @@
 //! x_k rows:  the contact block's rows R1, R2, C1, C2, C3, FR, CS at the end-of-step poses
 //! ```
 //!
-//! with `M^ℓ`, the applied impulse and the gyroscopic impulse taken at the start of the step and
+//! with `M^ℓ`, the applied impulse and the gyroscopic impulse taken at the start of the step
+//! (the gyroscopic one by default at `ω_θ = θ ν_ω + (1 − θ) ω^ℓ` instead, adding `h ω_θ × I_w ω_θ`
+//! to the angular rows and its derivative to the body's block: [`StepperSettings::gyroscopic`],
+//! [`Gyroscopic`]) and
 //! every contact quantity at the end of the step, `q^{ℓ+1} = (c + h v, exp(h ω) ∘ R)`
 //! ([`crate::model::end_of_step_pose`]). The Newton–Euler row is written as `Mν − … = 0`
 //! (the negative of the paper's `0 = −Mν + …`) so the velocity block of the Jacobian is the
@@ -195,7 +198,9 @@ use crate::mcp::PathSettings;
 use crate::mcp::{
     DenseJacobian, McpProblem, McpSolver, SettingsError, SolveReport, SolveSettings, SparseJacobian,
 };
-use crate::model::{Dynamics, Friction, Integrator, RigidBody, Scene, Twist, VelocityLayout};
+use crate::model::{
+    Dynamics, Friction, Gyroscopic, Integrator, RigidBody, Scene, Twist, VelocityLayout,
+};
 use nalgebra::DMatrix;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -229,6 +234,10 @@ pub struct StepperSettings {
     pub proximal_weight: f64,
     /// Outer proximal iterations allowed after the first solve of a step.
     pub proximal_iterations: usize,
+    /// Where the gyroscopic impulse of spatial bodies is taken ([`Gyroscopic`]; by default
+    /// at the end of the step, which cannot add energy). The euler and midpoint integrators
+    /// only: RATTLE splits it into its two kicks.
+    pub gyroscopic: Gyroscopic,
 }
 
 impl Default for StepperSettings {
@@ -241,6 +250,7 @@ impl Default for StepperSettings {
             energy_projection: true,
             proximal_weight: 1e-6,
             proximal_iterations: 3,
+            gyroscopic: Gyroscopic::default(),
         }
     }
 }
@@ -324,8 +334,10 @@ pub struct ContactState {
     pub a1: Vec<f64>,
     /// Closest point on body 2.
     pub a2: Vec<f64>,
-    /// Distance `‖a₂ − a₁‖` (zero in contact; never negative: the formulation does not
-    /// penetrate).
+    /// Signed distance in metres: `‖a₂ − a₁‖` apart or touching; when `a₂` lies inside `F`
+    /// (overlap within the solve's tolerance: then `l₁ = 0` and `a₁ = a₂`), minus its depth
+    /// below `F`'s surface along `F`'s normal ([`crate::geometry::depth_below_surface`]),
+    /// never a value of `f`, whose scale depends on the shape.
     pub gap: f64,
     /// Normal impulse `p_n`.
     pub normal_impulse: f64,
@@ -335,8 +347,10 @@ pub struct ContactState {
     pub torsion_impulse: f64,
     /// `σ`, the slip measure of the friction law (meaningful only when `p_n > 0`).
     pub sigma: f64,
-    /// End-of-step penetration `max(0, −f(a₂))` in the units of `f` (zero up to the solve's
-    /// tolerance); for a compliant `F`, of the shifted `f + δ̄_n`.
+    /// End-of-step penetration in metres, `max(0, −gap)` (zero up to the solve's tolerance).
+    /// Quasi-rigid contacts: the overlap beyond the layer's deflection (of the shifted
+    /// surface `f + δ̄_n = 0` for a compliant `F`), to first order `max(0, −f(a₂)) / ‖∇f(a₂)‖`;
+    /// the layer's own compression is `−gap`.
     pub penetration: f64,
     /// Quasi-rigid contacts: deflection, spring and core impulses, elastic energy (then
     /// `normal_impulse = p_ns + p_nr` and `gap = ‖a₂ − a₁‖ − δ_n`, negative while the layer is
@@ -937,18 +951,30 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 };
                 let b1 = &self.scene.bodies[slot.body1];
                 let p2 = S::vector_from_fn(|k| a2[k]);
-                let mut fa2 = crate::geometry::world_value(slot.block.function_f(), &b1.pose, &p2);
+                let f = slot.block.function_f();
+                let e2 = crate::geometry::world_eval(f, &b1.pose, &p2);
+                let mut fa2 = e2.value;
                 let quasi = self.quasi_state_of(slot);
-                let gap = match &quasi {
+                let (gap, penetration) = match &quasi {
                     Some(q) => {
                         if slot.block.quasi_rigid().map(|r| r.side)
                             == Some(crate::contact::CompliantSide::F)
                         {
                             fa2 += x[l.quasi.map_or(0, |ql| ql.deflection_bar)];
                         }
-                        gap - q.delta[0]
+                        let slope = S::norm(&e2.gradient);
+                        let overlap = if fa2 < 0.0 && slope > 0.0 {
+                            -fa2 / slope
+                        } else {
+                            0.0
+                        };
+                        (gap - q.delta[0], overlap)
                     }
-                    None => gap,
+                    None if fa2 < 0.0 => {
+                        let depth = crate::geometry::depth_below_surface(f, &b1.pose, &p2);
+                        (-depth, depth)
+                    }
+                    None => (gap, 0.0),
                 };
                 ContactState {
                     id: slot.id,
@@ -961,7 +987,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     friction_impulse: tangential,
                     torsion_impulse: if l.dim == 3 { f2 } else { 0.0 },
                     sigma: x[l.sigma],
-                    penetration: (-fa2).max(0.0),
+                    penetration,
                     quasi_rigid: quasi,
                 }
             })
@@ -1353,11 +1379,22 @@ impl<S: Dynamics> ImplicitStepper<S> {
 
     /// The start-of-step quantities of the step's MCP: mass matrices, free momenta, tangent
     /// references, and the sparse pattern when the step is large.
+    /// The weight `θ` of the end-of-step angular velocity in the gyroscopic impulse (0 where
+    /// the impulse is a constant of the step: the explicit term, RATTLE's kicks, 2D).
+    fn gyroscopic_weight(settings: &StepperSettings) -> f64 {
+        if S::ANGULAR_DIM == 3 && settings.integrator != Integrator::Rattle {
+            settings.gyroscopic.weight()
+        } else {
+            0.0
+        }
+    }
+
     fn prepare(&mut self, h: f64) {
         let t = self.time;
         let gravity = self.scene.gravity;
         self.mass.clear();
         let rattle = self.settings.integrator == Integrator::Rattle;
+        let gyroscopic = Self::gyroscopic_weight(&self.settings);
         if rattle && self.settings.energy_projection {
             self.record_start_energy();
         }
@@ -1365,6 +1402,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             if let Some(range) = self.layout.range(b) {
                 self.mass.push(body.mass_matrix());
                 let mut p = body.free_momentum(&gravity, t, h);
+                if gyroscopic > 0.0 {
+                    // Taken at ν inside the step's rows instead (StepProblem::gyroscopic).
+                    p.torque -= body.gyroscopic_impulse(h);
+                }
                 let applied = body.applied_impulse(&gravity, t, h);
                 applied.write_to(&mut self.applied[range.clone()]);
                 match self.settings.integrator {
@@ -1445,6 +1486,8 @@ macro_rules! step_problem {
             mass_positions: &$s.mass_positions,
             mass: &$s.mass,
             momentum: &$s.momentum,
+            start_velocity: &$s.start_velocity,
+            gyroscopic: ImplicitStepper::<S>::gyroscopic_weight(&$s.settings),
             lower: &$s.lower,
             upper: &$s.upper,
             h: $h,
@@ -1466,6 +1509,10 @@ struct StepProblem<'a, S: Dynamics> {
     mass_positions: &'a [usize],
     mass: &'a [DMatrix<f64>],
     momentum: &'a [f64],
+    /// The twists at the start of the step and the weight `θ` of the end-of-step angular
+    /// velocity in the gyroscopic impulse `−h ω_θ × I_w ω_θ` (0: it is in `momentum`).
+    start_velocity: &'a [f64],
+    gyroscopic: f64,
     lower: &'a [f64],
     upper: &'a [f64],
     h: f64,
@@ -1480,6 +1527,33 @@ impl<S: Dynamics> StepProblem<'_, S> {
             Some(r) if !body.fixed => BodyStep::advance(&body.pose, &z[r], self.h),
             _ => BodyStep::fixed(body.pose),
         }
+    }
+
+    /// `ω_θ` of the body whose twist is `z[r]`, and its world inertia (from the mass block `m`).
+    fn gyroscopic_state(
+        &self,
+        r: &std::ops::Range<usize>,
+        m: &DMatrix<f64>,
+        z: &[f64],
+    ) -> (S::Angular, S::AngularMatrix) {
+        let (lin, theta) = (S::DIM, self.gyroscopic);
+        let w = S::angular_from_fn(|i| {
+            let c = r.start + lin + i;
+            theta * z[c] + (1.0 - theta) * self.start_velocity[c]
+        });
+        (w, S::angular_matrix_from_fn(|i, j| m[(lin + i, lin + j)]))
+    }
+
+    /// `−θ h ∂λ_vp/∂ω`: what the gyroscopic impulse taken at `ν` adds to the angular block
+    /// of the body's Newton–Euler rows in the step's Jacobian (beside `M`).
+    fn gyroscopic_block(
+        &self,
+        r: &std::ops::Range<usize>,
+        m: &DMatrix<f64>,
+        z: &[f64],
+    ) -> S::AngularMatrix {
+        let (w, iw) = self.gyroscopic_state(r, m, z);
+        S::gyroscopic_jacobian(&w, &iw) * (-self.gyroscopic * self.h)
     }
 
     /// Evaluates every contact block at `z` unless that was the last point evaluated.
@@ -1526,6 +1600,13 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
                     }
                     f[row] = s;
                 }
+                if self.gyroscopic > 0.0 {
+                    let (w, iw) = self.gyroscopic_state(&r, m, z);
+                    let tau = S::gyroscopic_torque(&w, &iw);
+                    for i in 0..S::ANGULAR_DIM {
+                        f[r.start + S::DIM + i] -= self.h * tau[i];
+                    }
+                }
                 k += 1;
             }
         }
@@ -1557,6 +1638,15 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
                 for (i, row) in r.clone().enumerate() {
                     for (j, col) in r.clone().enumerate() {
                         jac[(row, col)] = m[(i, j)];
+                    }
+                }
+                if self.gyroscopic > 0.0 {
+                    let g = self.gyroscopic_block(&r, m, z);
+                    let a = r.start + S::DIM;
+                    for i in 0..S::ANGULAR_DIM {
+                        for j in 0..S::ANGULAR_DIM {
+                            jac[(a + i, a + j)] += g[(i, j)];
+                        }
                     }
                 }
                 k += 1;
@@ -1620,9 +1710,18 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
         for b in 0..self.bodies.len() {
             if let Some(r) = self.layout.range(b) {
                 let m = &self.mass[k];
+                let g = (self.gyroscopic > 0.0).then(|| self.gyroscopic_block(&r, m, z));
+                let lin = S::DIM;
                 for j in 0..r.len() {
                     for i in 0..r.len() {
-                        values[self.mass_positions[p]] = m[(i, j)];
+                        let mut v = m[(i, j)];
+                        if let Some(g) = &g
+                            && i >= lin
+                            && j >= lin
+                        {
+                            v += g[(i - lin, j - lin)];
+                        }
+                        values[self.mass_positions[p]] = v;
                         p += 1;
                     }
                 }
@@ -1667,6 +1766,10 @@ mod tests {
             integrator,
             ..StepperSettings::default()
         };
+        check_sparse_jacobian_settings(scene, settings);
+    }
+
+    fn check_sparse_jacobian_settings<S: Dynamics>(scene: Scene<S>, settings: StepperSettings) {
         let mut stepper = ImplicitStepper::new(scene, settings).unwrap();
         // A few steps so that contacts carry impulses, then a perturbed point.
         for _ in 0..5 {
@@ -1727,5 +1830,28 @@ mod tests {
     #[test]
     fn sparse_step_jacobian_is_exact_in_3d() {
         check_sparse_jacobian(sphere_row(8, 0.002, 2.0, 0.5).unwrap());
+    }
+
+    /// The gyroscopic impulse taken at `ν` (implicit and midpoint) adds its derivative to the
+    /// angular blocks: bodies with unequal principal moments spinning about no principal
+    /// axis, so the term and its derivative are far from zero.
+    #[test]
+    fn gyroscopic_step_jacobian_is_exact() {
+        use nalgebra::{Matrix3, Vector3};
+        for gyroscopic in [Gyroscopic::Implicit, Gyroscopic::Midpoint] {
+            let mut scene = sphere_row(8, 0.002, 2.0, 0.5).unwrap();
+            for (i, body) in scene.bodies.iter_mut().enumerate() {
+                if !body.fixed {
+                    let moment = body.inertia[(0, 0)];
+                    body.inertia = Matrix3::from_diagonal(&Vector3::new(0.6, 1.0, 1.3)) * moment;
+                    body.twist.angular += Vector3::new(3.0, -2.0 + i as f64, 1.5);
+                }
+            }
+            let settings = StepperSettings {
+                gyroscopic,
+                ..StepperSettings::default()
+            };
+            check_sparse_jacobian_settings(scene, settings);
+        }
     }
 }

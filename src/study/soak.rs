@@ -510,7 +510,7 @@ pub struct SeedOutcome {
     pub retried_steps: usize,
     /// Largest natural residual of a step.
     pub worst_residual: f64,
-    /// Largest penetration of a contact after a step (m, in the units of `f`).
+    /// Largest penetration of a contact after a step (m).
     pub worst_penetration: f64,
     /// Largest `max(0, √((p_t/e_t)² + (p_r/e_r)²) − μ p_n)` of a contact after a step (N·s).
     pub worst_cone_violation: f64,
