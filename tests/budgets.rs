@@ -1,0 +1,142 @@
+//! Issue 15's "never hang, never lie" defects as regression tests: every solve stops at its
+//! budget (pivots per variable, the optional wall-time limit), a step that cannot be solved
+//! ends, unapplied, instead of grinding, and a halved step reports its whole impulse.
+
+use implicit_contact::geometry::{BodyShape, ConvexPart, HalfSpace, Placed, Pose, Spatial, Sphere};
+use implicit_contact::mcp::{SolverKind, Status};
+use implicit_contact::model::{Friction, RigidBody, Scene, Twist};
+use implicit_contact::scenes::sphere_pyramid;
+use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use nalgebra::{Matrix3, Quaternion, Vector3};
+
+/// The cold first step of the pyramid of ten spheres (502 unknowns) takes 216 major iterations
+/// and about 11 000 pivots with the default settings. With a pivot budget of 2 per variable and
+/// at most 50 pivots per linearised problem, the path search stops at that budget with the
+/// status `iteration limit`. The budget is checked between major iterations, and one major
+/// iteration traces at most 16 linearised problems (its proximal term grows tenfold from
+/// 1e-10 up to `proximal_max` = 1e4 while a trace is unusable), so it stops at most 16 × 50
+/// pivots past it (measured: 104). The step is then halved, fails the same way, and is not
+/// applied.
+#[test]
+fn the_path_search_stops_at_its_pivot_budget() {
+    let mut settings = StepperSettings::default();
+    settings.solver.order = vec![SolverKind::PathSearch];
+    settings.solver.path.pivot_budget_per_variable = 2;
+    settings.solver.path.pivot_limit = 50;
+    settings.max_halvings = 1;
+    let mut stepper = ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap();
+    let n = stepper.problem_size();
+    let report = stepper.step();
+    assert!(!report.converged, "{}", report.solve);
+    assert_eq!(report.retries, 1);
+    assert_eq!(
+        report.solve.status,
+        Status::IterationLimit,
+        "{}",
+        report.solve
+    );
+    // The report is that of the last attempt (the first half step): one path search.
+    let pivots = report.solve.pivots;
+    assert!(
+        (2 * n..=2 * n + 16 * 50).contains(&pivots),
+        "{pivots} pivots for n = {n}: {}",
+        report.solve
+    );
+    assert_eq!(stepper.time, 0.0, "a failed step is not applied");
+}
+
+/// The optional wall-time limit per solve (`solver.time_limit`) ends a solve that would run
+/// for a second (the pyramid's cold step) with the status `time limit`, and the step with its
+/// reason. Each solve checks the clock once per major iteration (≈ 5 ms here), so with a
+/// limit of 10 ms, one halving and the proximal loop's at most five solves per attempt, the
+/// whole step ends within 15 solves' limits; 2 s leaves a wide margin for a loaded machine
+/// (the unlimited step takes 1 s, and the point is that it ends, not how fast).
+#[test]
+fn a_solve_stops_at_its_time_limit() {
+    let mut settings = StepperSettings::default();
+    settings.solver.time_limit = Some(0.01);
+    settings.solver.order = vec![SolverKind::PathSearch];
+    settings.max_halvings = 1;
+    let mut stepper = ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap();
+    let start = std::time::Instant::now();
+    let report = stepper.step();
+    let took = start.elapsed().as_secs_f64();
+    assert!(!report.converged, "{}", report.solve);
+    assert_eq!(report.solve.status, Status::TimeLimit, "{}", report.solve);
+    assert!(took < 2.0, "the step took {took} s");
+    assert_eq!(stepper.time, 0.0, "a failed step is not applied");
+}
+
+/// A sphere (1 kg, r = 0.1 m) 0.5 m above the ground falling at 100 m/s, h = 0.01: the step
+/// that meets the ground is halved, and what `contacts()` reports for it is the whole step's
+/// normal impulse, which the momentum balance fixes: `Σ p_n = m (v_z⁺ − v_z) + m g h`. Before
+/// the fix the last sub-step's 0.049 N·s was written where about 100 N·s was applied. 1e-9
+/// relative: the balance holds to the solve's tolerance (1e-10 N·s) over impulses of 100 N·s.
+#[test]
+fn a_halved_step_reports_its_whole_impulse() {
+    let g = 9.81;
+    let ball_shape = BodyShape::new(
+        "ball",
+        vec![ConvexPart::single("ball", Placed::at_origin(Sphere::new(0.1).unwrap())).unwrap()],
+    )
+    .unwrap();
+    let pose = |name: &str, z: f64| {
+        Pose::spatial(Vector3::new(0.0, 0.0, z), Quaternion::identity(), name).unwrap()
+    };
+    let mut ball = RigidBody::<Spatial>::new(
+        "ball",
+        1.0,
+        Matrix3::identity() * 0.004,
+        ball_shape,
+        pose("ball", 0.5),
+    )
+    .unwrap();
+    ball.twist = Twist::new(Vector3::new(0.0, 0.0, -100.0), Vector3::zeros());
+    let ground = RigidBody::<Spatial>::fixed(
+        "ground",
+        BodyShape::new(
+            "ground",
+            vec![
+                ConvexPart::single(
+                    "ground",
+                    Placed::at_origin(
+                        HalfSpace::<Spatial>::new(Vector3::new(0.0, 0.0, 1.0), 0.0).unwrap(),
+                    ),
+                )
+                .unwrap(),
+            ],
+        )
+        .unwrap(),
+        pose("ground", 0.0),
+    )
+    .unwrap();
+    let scene = Scene::new(
+        "fast ball",
+        Vector3::new(0.0, 0.0, -g),
+        Friction::coulomb(0.3),
+        0.01,
+        0.1,
+    )
+    .unwrap()
+    .with_body(ball)
+    .unwrap()
+    .with_body(ground)
+    .unwrap();
+    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+    let mut halved = 0;
+    for step in 0..10 {
+        let v0 = stepper.scene.bodies[0].twist.linear[2];
+        let report = stepper.step();
+        assert!(report.converged, "step {step}: {:?}", report.failure);
+        halved += report.retries;
+        let v1 = stepper.scene.bodies[0].twist.linear[2];
+        let written: f64 = stepper.contacts().iter().map(|c| c.normal_impulse).sum();
+        let needed = (v1 - v0) + g * 0.01;
+        assert!(
+            (written - needed).abs() <= 1e-9 * needed.abs().max(1.0),
+            "step {step} (halvings {}): written {written} N·s, momentum change {needed} N·s",
+            report.retries
+        );
+    }
+    assert!(halved > 0, "the impact step was halved");
+}
