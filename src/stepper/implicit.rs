@@ -177,7 +177,10 @@
 //! nearest its first centre in the weights' metric — the *least-change* impulses. So the same
 //! state always gives the same impulses, whatever the solver's starting point or its dense or
 //! sparse factorisation, the velocities are the rigid model's, and a separated contact's
-//! friction is zero to rounding (`p_k (σ + ε_f) = ε_f p̄_k`, and `p̄_k` was zero).
+//! friction is zero to rounding (`p_k (σ + ε_f) = ε_f p̄_k`, and `p̄_k` was zero). A solution
+//! accepted with friction above the tolerance (in N·s) on a contact whose normal impulse is
+//! zero — the rows `p_k σ`, `−Σ p_k²` pass `|p_k| ≈ √tol` when `σ` is small — is not
+//! accepted: that friction is set to zero with its centre and the step solved again.
 //!
 //! The weights are `α` ([`StepperSettings::proximal_weight`], 1e-6) times each contact's
 //! own scale (see `set_proximal_weights`), small enough that a resting or rolling contact
@@ -1286,13 +1289,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.center_proximal_at_z();
             let mut problem = step_problem!(self, h);
             total.residual = residual_at(&mut problem, &self.z, &mut self.scratch);
-            if total.residual <= tol {
+            // Coulomb's law gives a contact without normal impulse no friction, but its rows
+            // `p_k σ = 0`, `−Σ p_k² ≥ 0` pass `|p_k| ≈ √tol` when `σ` is small: such friction is
+            // removed and the step solved again.
+            if total.residual <= tol && !self.center_unloaded_friction_at_zero(tol) {
                 return total;
             }
             if outer == self.settings.proximal_iterations {
                 break;
             }
             outer += 1;
+            let mut problem = step_problem!(self, h);
             let report = self.solver.solve(&mut problem, &mut self.z);
             total.accumulate(&report);
             total.status = report.status;
@@ -1308,6 +1315,33 @@ impl<S: Dynamics> ImplicitStepper<S> {
         total.status = report.status;
         total.residual = report.residual;
         total
+    }
+
+    /// Sets to zero, with its proximal centre, the friction of every regularised contact whose
+    /// normal impulse is zero and whose friction impulse exceeds `tol` in N·s; true if there
+    /// was one (the step is then solved again from there: the bodies' momentum rows take the
+    /// removed impulse back, and `p_k (σ + ε_f) = 0` keeps it at zero).
+    fn center_unloaded_friction_at_zero(&mut self, tol: f64) -> bool {
+        let mut any = false;
+        for &k in &self.active {
+            let slot = &mut self.slots[k];
+            let mut prox = *slot.block.proximal();
+            let l = slot.block.layout();
+            let x = &self.z[slot.offset..slot.offset + l.local_count];
+            let loose = (0..l.friction_count).any(|i| x[l.friction + i].abs() > tol);
+            if prox.is_off() || x[l.normal] > 0.0 || !loose {
+                continue;
+            }
+            prox.center[1..1 + l.friction_count].fill(0.0);
+            slot.block.set_proximal(prox);
+            let first = slot.offset + l.friction;
+            self.z[first..first + l.friction_count].fill(0.0);
+            any = true;
+        }
+        if any {
+            self.last_z.clear();
+        }
+        any
     }
 
     /// Turns every contact's proximal terms off (the paper's rows).
