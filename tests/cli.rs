@@ -1,38 +1,17 @@
 //! The command line end to end: a run's files, determinism, bad input, a failed run.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_implicit-contact"))
-}
-
-fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("paper_cases")
-        .join(name)
-}
-
-/// A fresh, empty folder under the system temp dir.
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("implicit-contact-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{bin, case, text};
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn run_writes_the_contract_files() {
-    let out = temp_dir("files");
+    let out = common::temp_dir("cli", "files");
     let o = run(&[
         "run",
         case("disc_on_plane.toml").to_str().unwrap(),
@@ -81,7 +60,10 @@ fn run_writes_the_contract_files() {
 
 #[test]
 fn the_same_scenario_gives_bit_identical_files() {
-    let (a, b) = (temp_dir("det-a"), temp_dir("det-b"));
+    let (a, b) = (
+        common::temp_dir("cli", "det-a"),
+        common::temp_dir("cli", "det-b"),
+    );
     for out in [&a, &b] {
         let o = run(&[
             "run",
@@ -102,7 +84,7 @@ fn the_same_scenario_gives_bit_identical_files() {
 
 #[test]
 fn bad_input_names_the_file_and_field_and_writes_nothing() {
-    let out = temp_dir("bad");
+    let out = common::temp_dir("cli", "bad");
     let text_in = std::fs::read_to_string(case("disc_on_plane.toml"))
         .unwrap()
         .replace("mass = 1.0", "mass = -1.0");
@@ -126,7 +108,7 @@ fn bad_input_names_the_file_and_field_and_writes_nothing() {
 
 #[test]
 fn a_run_whose_step_fails_stops_with_an_incomplete_summary() {
-    let out = temp_dir("fail");
+    let out = common::temp_dir("cli", "fail");
     // One Newton iteration and no fallback cannot solve the first contact step, even halved.
     let text_in = std::fs::read_to_string(case("sphere_on_two_spheres.toml")).unwrap()
         + "\n[solver]\norder = [\"path_search\"]\n[solver.path]\nmajor_iteration_limit = 1\nrestart_limit = 0\n";
@@ -165,7 +147,7 @@ fn a_run_whose_step_fails_stops_with_an_incomplete_summary() {
 
 #[test]
 fn paper_command_prints_the_claims_of_example_1() {
-    let out = temp_dir("paper");
+    let out = common::temp_dir("cli", "paper");
     let plots = out.join("plots");
     let o = run(&[
         "paper",

@@ -2,34 +2,13 @@
 //! clear errors for missing or malformed run directories.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_implicit-contact"))
-}
-
-fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("paper_cases")
-        .join(name)
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "implicit-contact-plot-{tag}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{bin, case, text};
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Runs `scenario` for `duration` seconds into `out`; returns the run directory.
@@ -89,7 +68,7 @@ fn check_png(path: &Path) -> (u32, u32, usize) {
 
 #[test]
 fn plot_writes_the_standard_figures_as_svg_and_png() {
-    let out = temp_dir("standard");
+    let out = common::temp_dir("plot", "standard");
     let dir = short_run("sphere_on_two_spheres", "0.2", &out, &[]);
     let o = run(&["plot", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -118,7 +97,7 @@ fn plot_writes_the_standard_figures_as_svg_and_png() {
 
 #[test]
 fn plotting_is_deterministic() {
-    let out = temp_dir("determinism");
+    let out = common::temp_dir("plot", "determinism");
     let dir = short_run("disc_on_plane", "0.1", &out, &[]);
     let mut files = Vec::new();
     for _ in 0..2 {
@@ -134,7 +113,7 @@ fn plotting_is_deterministic() {
 
 #[test]
 fn a_missing_run_directory_is_a_one_line_error() {
-    let out = temp_dir("missing");
+    let out = common::temp_dir("plot", "missing");
     let missing = out.join("no_such_run");
     let o = run(&["plot", missing.to_str().unwrap()]);
     assert!(!o.status.success());
@@ -156,7 +135,7 @@ fn a_missing_run_directory_is_a_one_line_error() {
 
 #[test]
 fn malformed_run_files_are_named_with_line_and_reason() {
-    let out = temp_dir("malformed");
+    let out = common::temp_dir("plot", "malformed");
     let dir = short_run("disc_on_plane", "0.05", &out, &[]);
     let trajectory = dir.join("trajectory.csv");
     let good = std::fs::read_to_string(&trajectory).unwrap();
@@ -194,7 +173,7 @@ fn malformed_run_files_are_named_with_line_and_reason() {
 
 #[test]
 fn paper_figures_are_written_for_example_2() {
-    let out = temp_dir("paper");
+    let out = common::temp_dir("plot", "paper");
     let plots = out.join("plots");
     let o = run(&[
         "paper",
@@ -224,7 +203,7 @@ fn paper_figures_are_written_for_example_2() {
 
 #[test]
 fn animate_writes_a_gif_with_bounded_frames() {
-    let out = temp_dir("animate");
+    let out = common::temp_dir("plot", "animate");
     let dir = short_run("disc_on_plane", "2.0", &out, &["--animate"]);
     let file = std::fs::File::open(dir.join("animation.gif")).unwrap();
     let mut options = gif::DecodeOptions::new();
@@ -257,7 +236,10 @@ fn animate_writes_a_gif_with_bounded_frames() {
 
 #[test]
 fn the_same_run_gives_the_same_animation() {
-    let (a, b) = (temp_dir("gif-a"), temp_dir("gif-b"));
+    let (a, b) = (
+        common::temp_dir("plot", "gif-a"),
+        common::temp_dir("plot", "gif-b"),
+    );
     let gifs: Vec<Vec<u8>> = [&a, &b]
         .iter()
         .map(|out| {
@@ -271,7 +253,10 @@ fn the_same_run_gives_the_same_animation() {
 
 #[test]
 fn the_rolling_disc_study_draws_fig_1a_and_1b() {
-    let (a, b) = (temp_dir("study-a"), temp_dir("study-b"));
+    let (a, b) = (
+        common::temp_dir("plot", "study-a"),
+        common::temp_dir("plot", "study-b"),
+    );
     let mut bytes = Vec::new();
     for out in [&a, &b] {
         // A short version of the study (0.2 s instead of 5 s): the same configurations.
@@ -321,7 +306,7 @@ fn the_rolling_disc_study_draws_fig_1a_and_1b() {
 
 #[test]
 fn paper_figures_7_and_8_are_written_for_example_3() {
-    let out = temp_dir("paper-quasi");
+    let out = common::temp_dir("plot", "paper-quasi");
     let plots = out.join("plots");
     let o = run(&[
         "paper",

@@ -1,34 +1,12 @@
 //! A run directory never lies (issue 21): one writer at a time, files that end together when a
 //! run is killed, summaries that do not depend on the wall clock, gaps in metres.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_implicit-contact"))
-}
-
-fn case(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("paper_cases")
-        .join(name)
-}
-
-/// A fresh, empty folder under the system temp dir, unique to this process and tag.
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "implicit-contact-run-dir-{tag}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{bin, case, text};
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
@@ -84,7 +62,7 @@ fn last_step(path: &Path) -> Option<usize> {
 
 #[test]
 fn a_second_run_into_a_busy_directory_is_refused_at_once_and_unique_goes_elsewhere() {
-    let out = temp_dir("lock");
+    let out = common::temp_dir("run-dir", "lock");
     let dir = out.join("disc_on_plane");
     let mut first = start_long_run(&out);
     wait_for_lines(&dir.join("trajectory.csv"), 200, &mut first);
@@ -164,7 +142,7 @@ const FLUSH_EVERY: usize = implicit_contact::run::FLUSH_EVERY;
 
 #[test]
 fn a_killed_run_leaves_files_that_end_together_and_plot() {
-    let out = temp_dir("kill");
+    let out = common::temp_dir("run-dir", "kill");
     let dir = out.join("disc_on_plane");
     for round in 0..5 {
         let mut child = start_long_run(&out);
@@ -251,7 +229,7 @@ fn without_timings(mut v: serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn the_same_failing_scenario_gives_the_same_summary_but_for_timings() {
-    let out = temp_dir("repro");
+    let out = common::temp_dir("run-dir", "repro");
     let file = out.join("drop.toml");
     std::fs::write(&file, STARVED_DROP).unwrap();
     let mut summaries = Vec::new();
@@ -360,7 +338,7 @@ fn column(path: &Path, name: &str) -> Vec<f64> {
 
 #[test]
 fn gap_and_max_penetration_are_in_metres() {
-    let out = temp_dir("metres");
+    let out = common::temp_dir("run-dir", "metres");
     // Apart: 1 cm between the tip and the floor, no gravity.
     let file = out.join("apart.toml");
     std::fs::write(&file, egg(1.01, 0.0, 0.03, None)).unwrap();
