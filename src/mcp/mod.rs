@@ -99,6 +99,16 @@ impl McpSolver {
     /// `z`. If none converges, `z` holds the attempt with the smallest residual and the report
     /// says so.
     pub fn solve<P: McpProblem + ?Sized>(&mut self, problem: &mut P, z: &mut [f64]) -> SolveReport {
+        self.solve_with(problem, z, true)
+    }
+
+    /// [`Self::solve`] with the first solver of the order only when `fallbacks` is false.
+    pub fn solve_with<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        z: &mut [f64],
+        fallbacks: bool,
+    ) -> SolveReport {
         let start = Instant::now();
         let tol = self.settings.tolerance;
         let first = self
@@ -124,7 +134,12 @@ impl McpSolver {
         self.lm.deadline = deadline;
         let mut best: Option<(f64, SolveReport)> = None;
         let mut tried = [false; 4];
-        for k in 0..self.settings.order.len() {
+        let attempts = if fallbacks {
+            self.settings.order.len()
+        } else {
+            1
+        };
+        for k in 0..attempts {
             let kind = self.settings.order[k];
             let slot = kind as usize;
             if kind == SolverKind::Lemke || tried[slot] {

@@ -552,7 +552,12 @@ impl PathSolver {
             let t_end = 1.0 - self.pivoter.s;
             let usable = match outcome {
                 Outcome::Solved => true,
-                Outcome::Ray | Outcome::PivotLimit => t_end > settings.min_step,
+                Outcome::Ray => t_end > settings.min_step,
+                // A trace that came back to a basis it had left is a closed path of a
+                // (near-)singular linearisation (see `Pivoter::trace`): its prefix is mostly
+                // a tiny step, and the attempt then creeps with ε falling back into the
+                // singularity at every accepted step. A stronger proximal term is tried instead.
+                Outcome::PivotLimit => t_end > settings.min_step && !self.pivoter.cycled,
                 Outcome::Singular => false,
             };
             if usable {

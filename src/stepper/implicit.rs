@@ -195,7 +195,8 @@
 //! A step whose solve does not converge is retried as two half steps, recursively up to
 //! [`StepperSettings::max_halvings`]; if that fails too, [`ImplicitStepper::step`] returns the
 //! failure and the scene is left at the last converged state. A non-converged step is never
-//! applied.
+//! applied. Above the last depth only the first solver of the order (the path search) is
+//! tried; the dense fallbacks run at the last depth, where halving has nothing left to offer.
 
 use super::broad_phase::{BroadPhase, PairKey};
 use crate::contact::{BodyStep, ContactBlock, ContactEval, Proximal, tangent_reference_for};
@@ -226,7 +227,8 @@ mod second_order;
 pub struct StepperSettings {
     /// The MCP solver's settings (tolerance 1e-10 on the natural residual by default).
     pub solver: SolveSettings,
-    /// How many times a failing step may be halved (0: no retry).
+    /// How many times a failing step may be halved (0: no retry). The solver order's
+    /// fallbacks are tried only at this depth (see "Failure policy" in the module docs).
     pub max_halvings: usize,
     /// Only pairs of parts within reach of the step take part in its MCP (see the module
     /// docs); off: every pair for the whole run, as in the paper.
@@ -1128,7 +1130,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.predict_points();
             self.predict_layers();
         }
-        let solve = self.solve_step(h);
+        // The fallback solvers (dense, each iteration an n × n factorisation) only at the last
+        // halving depth: a step the path search cannot solve is most often solved by the path
+        // search in halves, for a fraction of their cost (soak seed 7: 7 s of
+        // Levenberg–Marquardt per attempt against 0.1 s for the path search in halves).
+        let fallbacks = depth >= self.settings.max_halvings;
+        let solve = self.solve_step(h, fallbacks);
         report.newton_iterations += solve.major_iterations;
         // A solution that carried a body through another within the step also satisfies the
         // end-of-step conditions (separated again, the normal reversed): it is refused, and
@@ -1146,12 +1153,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         report.solve = solve;
         if converged {
-            if depth > 0 {
-                self.add_substep_impulses();
-            }
             let nv = self.layout.len();
             self.scene.advance_by(&self.z[..nv], h);
             self.finish_quasi_step(depth == 0, h);
+            // After the end of the sub-step: under RATTLE its projection's impulses are part
+            // of it (before, the previous sub-step's were summed in their place).
+            if depth > 0 {
+                self.add_substep_impulses();
+            }
             self.time += h;
             if depth == 0 {
                 std::mem::swap(&mut self.previous_points, &mut self.points);
@@ -1266,7 +1275,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Assembles and solves the MCP of a step of length `h` from the current state, leaving
     /// the solution in `self.z`: the proximal iteration of the module docs ("Well-posed
     /// impulses"), centred first at the impulses the step starts from.
-    fn solve_step(&mut self, h: f64) -> SolveReport {
+    fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
         self.prepare(h);
         self.set_proximal_weights(h);
         self.center_proximal_at_z();
@@ -1279,7 +1288,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         let tol = self.settings.solver.tolerance;
         let mut problem = step_problem!(self, h);
-        let mut total = self.solver.solve(&mut problem, &mut self.z);
+        let mut total = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
         let mut outer = 0;
         loop {
             if !total.converged() || self.settings.proximal_weight == 0.0 {
@@ -1300,7 +1309,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             outer += 1;
             let mut problem = step_problem!(self, h);
-            let report = self.solver.solve(&mut problem, &mut self.z);
+            let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
             total.accumulate(&report);
             total.status = report.status;
             total.residual = report.residual;
@@ -1310,7 +1319,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // impulses the regularised problems fixed.
         self.clear_proximal();
         let mut problem = step_problem!(self, h);
-        let report = self.solver.solve(&mut problem, &mut self.z);
+        let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
         total.accumulate(&report);
         total.status = report.status;
         total.residual = report.residual;
