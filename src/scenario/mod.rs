@@ -229,6 +229,9 @@ pub struct Scenario {
     pub duration: f64,
     /// The file's content, to write the scenario back ([`ScenarioFile::to_toml`]).
     pub source: ScenarioFile,
+    /// The text it was parsed from (`None` when built in Rust), so that later refusals (the
+    /// output-size guard) can point at a line and column.
+    pub text: Option<std::sync::Arc<str>>,
 }
 
 impl Scenario {
@@ -249,7 +252,7 @@ impl Scenario {
     pub fn with_time_step(&self, time_step: f64) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.time_step = time_step;
-        source.build(&self.file)
+        self.rebuild(source)
     }
 
     /// The same scenario run by another stepper (e.g. `--stepper lcp`), checked like
@@ -257,19 +260,155 @@ impl Scenario {
     pub fn with_stepper(&self, stepper: Stepper) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.stepper = stepper;
-        source.build(&self.file)
+        self.rebuild(source)
     }
 
     /// The same scenario with another duration, checked like `simulation.duration`.
     pub fn with_duration(&self, duration: f64) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.duration = duration;
-        source.build(&self.file)
+        self.rebuild(source)
+    }
+
+    /// The same scenario with another time step and/or duration, checked together (each alone
+    /// might not divide the other's old value).
+    pub fn with_timing(
+        &self,
+        time_step: Option<f64>,
+        duration: Option<f64>,
+    ) -> Result<Self, ScenarioError> {
+        let mut source = self.source.clone();
+        if let Some(h) = time_step {
+            source.simulation.time_step = h;
+        }
+        if let Some(t) = duration {
+            source.simulation.duration = t;
+        }
+        self.rebuild(source)
+    }
+
+    fn rebuild(&self, source: ScenarioFile) -> Result<Self, ScenarioError> {
+        let mut built = source.build(&self.file).map_err(|e| self.located(e))?;
+        built.text = self.text.clone();
+        Ok(built)
+    }
+
+    /// `e` with the line and column of its field in the text this scenario was parsed from,
+    /// if it has none yet.
+    fn located(&self, e: ScenarioError) -> ScenarioError {
+        match (e, &self.text) {
+            (
+                ScenarioError::Invalid {
+                    file,
+                    location: None,
+                    field,
+                    kind,
+                    reason,
+                },
+                Some(text),
+            ) => {
+                let location = DeTable::parse(text).ok().and_then(|root| {
+                    let root = DeValue::Table(root.into_inner());
+                    locate(&root, &field).map(|o| Location::of_offset(text, o))
+                });
+                ScenarioError::Invalid {
+                    file,
+                    location,
+                    field,
+                    kind,
+                    reason,
+                }
+            }
+            (e, _) => e,
+        }
+    }
+
+    /// The number of steps a run takes: `duration / time_step`, a whole number (a duration
+    /// that is not a multiple of the time step is refused, see the module docs).
+    pub fn step_count(&self) -> usize {
+        (self.duration / self.time_step).round() as usize
+    }
+
+    /// An estimate, in bytes, of the CSV rows a run of this scenario writes (see the module
+    /// docs, "Output volume"): the trajectory's and the solver log's rows exactly in number,
+    /// one contact per moving body per step, and [`BYTES_PER_FIELD`] per field.
+    pub fn expected_output_bytes(&self) -> f64 {
+        let (dim, moving, quasi) = match &self.scene {
+            AnyScene::Planar(s) => (
+                2,
+                s.bodies.iter().filter(|b| !b.fixed).count(),
+                s.bodies.iter().any(|b| b.layer.is_some()),
+            ),
+            AnyScene::Spatial(s) => (
+                3,
+                s.bodies.iter().filter(|b| !b.fixed).count(),
+                s.bodies.iter().any(|b| b.layer.is_some()),
+            ),
+        };
+        let o = &self.outputs;
+        let per_body = if dim == 2 { 6 } else { 13 };
+        let mut fields = 0usize;
+        if o.trajectory {
+            fields += 5 + moving * per_body;
+        }
+        if o.contacts {
+            let row = 11 + 2 * dim + 3 * usize::from(quasi) + 3 * dim + 1 + usize::from(dim == 3);
+            fields += moving * row;
+        }
+        if o.solver {
+            fields += crate::output::SOLVER_COLUMNS.len();
+        }
+        let rows = (self.duration / self.time_step) / o.every as f64 + 2.0;
+        rows * fields as f64 * BYTES_PER_FIELD
+    }
+
+    /// Refuses a run whose [`expected_output_bytes`](Self::expected_output_bytes) exceed
+    /// `[output] max_output_mb` (default [`schema::DEFAULT_MAX_OUTPUT_MB`]), naming the
+    /// file, the line of `simulation.duration` and the ways out.
+    pub fn check_output_size(&self) -> Result<(), ScenarioError> {
+        let limit_mb = self
+            .outputs
+            .max_output_mb
+            .unwrap_or(schema::DEFAULT_MAX_OUTPUT_MB);
+        let bytes = self.expected_output_bytes();
+        if bytes <= limit_mb as f64 * 1e6 {
+            return Ok(());
+        }
+        let reason = format!(
+            "the run would write about {} of CSV rows ({} steps of {} s), more than the limit of \
+             {limit_mb} MB; write every K-th step with `[output] every = K`, turn files off \
+             (`[output] trajectory`, `contacts`, `solver`), raise `[output] max_output_mb`, or \
+             pass `--force`",
+            human_bytes(bytes),
+            crate::output::format_f64((self.duration / self.time_step).round()),
+            crate::output::format_f64(self.time_step),
+        );
+        Err(self.located(error::invalid(
+            &self.file,
+            "simulation.duration",
+            ErrorKind::InvalidValue,
+            reason,
+        )))
     }
 
     /// The scenario as TOML text; [`parse`] reads it back to the same scenario.
     pub fn to_toml(&self) -> String {
         self.source.to_toml()
+    }
+}
+
+/// The bytes one CSV field takes on average in the output-size estimate: the shortest
+/// round-trip form of an `f64` is up to 17 significant digits plus sign, point and exponent,
+/// and a comma.
+pub const BYTES_PER_FIELD: f64 = 20.0;
+
+fn human_bytes(bytes: f64) -> String {
+    if bytes >= 1e12 {
+        format!("{bytes:.1e} bytes")
+    } else if bytes >= 1e9 {
+        format!("{:.1} GB", bytes / 1e9)
+    } else {
+        format!("{:.0} MB", bytes / 1e6)
     }
 }
 
@@ -286,6 +425,51 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
 
 /// Parses and checks a scenario given as text; `file_name` names it in errors.
 pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
+    parse_whole(text, file_name).map_err(short_reason)
+}
+
+/// The longest reason a refusal prints: the parser's and serde's messages quote the offending
+/// value, which may be a 10 MB string.
+const REASON_LIMIT: usize = 400;
+
+fn short_reason(e: ScenarioError) -> ScenarioError {
+    let shorten = |reason: String| {
+        let count = reason.chars().count();
+        if count <= REASON_LIMIT {
+            reason
+        } else {
+            let head: String = reason.chars().take(REASON_LIMIT - 100).collect();
+            format!("{head}… (message cut: {count} characters)")
+        }
+    };
+    match e {
+        ScenarioError::Syntax {
+            file,
+            location,
+            reason,
+        } => ScenarioError::Syntax {
+            file,
+            location,
+            reason: shorten(reason),
+        },
+        ScenarioError::Invalid {
+            file,
+            location,
+            field,
+            kind,
+            reason,
+        } => ScenarioError::Invalid {
+            file,
+            location,
+            field,
+            kind,
+            reason: shorten(reason),
+        },
+        other => other,
+    }
+}
+
+fn parse_whole(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
     let root = DeTable::parse(text).map_err(|e| ScenarioError::Syntax {
         file: file_name.to_string(),
         location: Location::of_offset(text, e.span().map_or(0, |s| s.start)),
@@ -304,7 +488,7 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
             reason: format!("must be finite, got `{raw}` (nan and inf are not allowed)"),
         });
     }
-    file.build(file_name).map_err(|e| match e {
+    let mut scenario = file.build(file_name).map_err(|e| match e {
         ScenarioError::Invalid {
             file,
             location: None,
@@ -319,7 +503,9 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
             reason,
         },
         other => other,
-    })
+    })?;
+    scenario.text = Some(text.into());
+    Ok(scenario)
 }
 
 /// A serde error of the structure pass, with its path, kind and location.
