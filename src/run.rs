@@ -4,6 +4,14 @@
 //! rows written so far stay, the summary says `complete: false` with the reason, and the
 //! caller gets [`RunError::StepFailed`].
 //!
+//! # Which rows
+//!
+//! [`run_with`] writes the files and steps its [`OutputOptions`] ask for (the scenario's
+//! `[output]`): any of the three CSV files may be left out, and `every = K` writes steps 0, K,
+//! 2K, … and the last. `summary.json` is always written and its statistics cover every step;
+//! a step that failed always has its `solver.csv` row. Forces in `contacts.csv` are the step's
+//! impulses divided by the scene's time step (every step has that length).
+//!
 //! # One writer per directory
 //!
 //! [`run`] takes the run directory's lock ([`RunDir::create`]) before it creates or truncates
