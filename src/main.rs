@@ -7,7 +7,9 @@ use implicit_contact::paper;
 use implicit_contact::plot::{self, AnimationRecorder};
 use implicit_contact::run::{self, Recordable};
 use implicit_contact::scenario::{self, AnyScene, Stepper};
-use implicit_contact::stepper::{ImplicitStepper, LcpSettings, LcpStepper, TimeStepper};
+use implicit_contact::stepper::{
+    ImplicitStepper, LcpSettings, LcpStepper, StepperError, TimeStepper,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -323,6 +325,11 @@ fn run_scenario(
     }
     let settings = scenario.stepper_settings();
     let lcp = scenario.lcp.clone();
+    // A stepper that refuses the scene says which bodies; the refusal points at them in the file.
+    let refused = {
+        let scenario = scenario.clone();
+        move |e: StepperError| stepper_refusal(&scenario, e)
+    };
     let job = RunJob {
         out,
         flags,
@@ -331,15 +338,35 @@ fn run_scenario(
     };
     match (scenario.stepper, scenario.scene) {
         (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(
-            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
+            ImplicitStepper::new(scene, settings).map_err(&refused)?,
             &job,
         ),
         (Stepper::Implicit, AnyScene::Spatial(scene)) => run_scene(
-            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
+            ImplicitStepper::new(scene, settings).map_err(&refused)?,
             &job,
         ),
         (Stepper::Lcp, AnyScene::Planar(scene)) => run_scene(lcp_stepper(scene, lcp)?, &job),
         (Stepper::Lcp, AnyScene::Spatial(scene)) => run_scene(lcp_stepper(scene, lcp)?, &job),
+    }
+}
+
+/// The implicit stepper's refusal of `scenario`'s scene, placed at the body it names (the
+/// second one of the pair: the first is usually the ground).
+fn stepper_refusal(scenario: &scenario::Scenario, e: StepperError) -> String {
+    let names = scenario.scene.body_names();
+    let index = |name: &str| names.iter().position(|n| *n == name);
+    let field = match &e {
+        StepperError::BothSidesIntersections { body2, .. } => {
+            index(body2).map(|i| format!("body[{i}].part"))
+        }
+        StepperError::Proximity { body2, .. } | StepperError::Contact { body2, .. } => {
+            index(body2).map(|i| format!("body[{i}]"))
+        }
+        StepperError::Settings(_) => Some("solver".to_string()),
+    };
+    match field {
+        Some(field) => scenario.refusal(&field, e.to_string()).to_string(),
+        None => e.to_string(),
     }
 }
 

@@ -271,3 +271,53 @@ fn no_command_announces_where_it_writes() {
     assert!(here.join("plots/fig4b_sphere_velocity.svg").exists());
     let _ = std::fs::remove_dir_all(&here);
 }
+
+/// A scene the implicit stepper cannot take (two boxes: both sides intersections of several
+/// functions) is refused at the body's parts with the file's line and column, and nothing is
+/// written.
+#[test]
+fn a_stepper_refusal_names_the_place_in_the_file() {
+    let out = common::temp_dir("run-control", "boxes");
+    let file = out.join("boxes.toml");
+    std::fs::write(
+        &file,
+        r#"name = "boxes"
+dimension = 2
+
+[simulation]
+time_step = 0.01
+duration = 0.1
+gravity = [0.0, -9.81]
+
+[friction]
+mu = 0.5
+
+[[body]]
+name = "table"
+fixed = true
+position = [0.0, -1.0]
+[[body.part]]
+kind = "box"
+half_extents = [5.0, 1.0]
+
+[[body]]
+name = "crate"
+mass = 1.0
+inertia = 0.1
+position = [0.0, 0.5]
+[[body.part]]
+kind = "box"
+half_extents = [0.5, 0.5]
+"#,
+    )
+    .unwrap();
+    let o = run_in(&out, &["run", file.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("boxes.toml:25:1: field `body[1].part`"),
+        "{err}"
+    );
+    assert!(err.contains("both sides are intersections"), "{err}");
+    assert!(!out.join("runs").exists());
+}

@@ -375,6 +375,18 @@ impl Scenario {
         }
     }
 
+    /// A refusal of this scenario found after it was read (for example by a stepper's
+    /// constructor) as a [`ScenarioError`] at `field`, with its line and column when the
+    /// scenario came from a text.
+    pub fn refusal(&self, field: &str, reason: impl Into<String>) -> ScenarioError {
+        self.located(error::invalid(
+            &self.file,
+            field,
+            ErrorKind::InvalidValue,
+            reason,
+        ))
+    }
+
     /// The number of steps a run takes: `duration / time_step`, a whole number (a duration
     /// that is not a multiple of the time step is refused, see the module docs).
     pub fn step_count(&self) -> usize {
