@@ -209,7 +209,7 @@ fn main() -> ExitCode {
 }
 
 /// The job run with no arguments: `paper main` into `runs/` and `plots/` of the current
-/// directory, said before anything is written there (about 20 MB).
+/// directory, said before anything is written there.
 fn main_job() -> Result<(), String> {
     let here = std::env::current_dir()
         .map(|d| d.display().to_string())

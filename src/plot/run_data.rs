@@ -411,13 +411,16 @@ impl RunData {
     }
 
     /// The length of each step, by step number: its `t` minus the previous row's in
-    /// `trajectory.csv` (an impulse over it is the step's mean force).
+    /// `trajectory.csv` (an impulse over it is the step's mean force), divided by the steps
+    /// between the two rows when the run wrote every K-th step only (`[output] every`; all
+    /// steps of a run have the same length).
     pub fn step_lengths(&self) -> Result<HashMap<u64, f64>, PlotError> {
         let t = self.trajectory.numbers("t")?;
         let step = self.trajectory.numbers("step")?;
         let mut out = HashMap::with_capacity(t.len());
         for i in 1..t.len() {
-            out.insert(step[i] as u64, t[i] - t[i - 1]);
+            let between = step[i] - step[i - 1];
+            out.insert(step[i] as u64, (t[i] - t[i - 1]) / between);
         }
         Ok(out)
     }
@@ -436,6 +439,25 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// A run written every 7th step (`[output] every = 7`) still has steps of 0.01 s, and a
+    /// run without contacts.csv (`[output] contacts = false`) is read with a note.
+    #[test]
+    fn step_lengths_with_a_stride_and_no_contacts_file() {
+        let path = temp_file(
+            "trajectory.csv",
+            "step,t,kinetic_energy,potential_energy,total_energy\n\
+             0,0,1,0,1\n7,0.07,1,0,1\n14,0.14,1,0,1\n15,0.15,1,0,1\n",
+        );
+        let dir = path.parent().unwrap();
+        let run = RunData::read(dir).unwrap();
+        let h = run.step_lengths().unwrap();
+        for step in [7, 14, 15] {
+            assert!((h[&step] - 0.01).abs() < 1e-15, "step {step}: {}", h[&step]);
+        }
+        assert!(run.contacts.is_empty());
+        assert!(run.notes.iter().any(|n| n.contains("contacts.csv")));
     }
 
     #[test]
