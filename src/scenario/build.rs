@@ -1025,8 +1025,24 @@ pub(crate) fn cut(name: &str) -> String {
     }
 }
 
+/// The longest scenario name, in bytes: a folder name's limit on common file systems
+/// (`NAME_MAX`, 255 on Linux, macOS and Windows).
+const NAME_LIMIT: usize = 255;
+
 /// `name` is usable as a folder name on every platform.
 fn check_name(cx: Ctx, name: &str) -> R<()> {
+    if name.len() > NAME_LIMIT {
+        return Err(cx.err(
+            "name",
+            ErrorKind::InvalidValue,
+            format!(
+                "`{}` is {} bytes long; it names the output folder, and a folder name has at \
+                 most {NAME_LIMIT} bytes",
+                cut(name),
+                name.len()
+            ),
+        ));
+    }
     let ok = !name.is_empty()
         && name != "."
         && name != ".."

@@ -881,6 +881,24 @@ fn long_names_are_cut_in_messages() {
         &msg[..200]
     );
     assert_eq!(e.field(), Some("simulation.stepper"), "{msg}");
+    // A name of valid characters but too long for a folder is refused before any folder is
+    // made (the OS would refuse it, echoing the path).
+    let e = parse(
+        &edit(
+            DISC,
+            "name = \"disc\"",
+            &format!("name = \"{}\"", "x".repeat(1 << 20)),
+        ),
+        FILE,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(e.field(), Some("name"), "{msg}");
+    assert!(
+        msg.len() < 600 && msg.contains("at most 255 bytes"),
+        "{}",
+        &msg[..200]
+    );
 }
 
 fn sphere(radius: f64, position: Option<Vec<f64>>) -> FunctionSpec {
