@@ -7,7 +7,9 @@ use implicit_contact::paper;
 use implicit_contact::plot::{self, AnimationRecorder};
 use implicit_contact::run::{self, Recordable};
 use implicit_contact::scenario::{self, AnyScene, Stepper};
-use implicit_contact::stepper::{ImplicitStepper, LcpSettings, LcpStepper, TimeStepper};
+use implicit_contact::stepper::{
+    ImplicitStepper, LcpSettings, LcpStepper, StepperError, TimeStepper,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,14 +17,26 @@ use std::process::ExitCode;
 /// Geometrically implicit time-stepping for rigid bodies in intermittent contact.
 ///
 /// With no command: the main job, the paper cases (Examples 1, 2 and 3) from `paper_cases/`,
-/// their runs written under `runs/`, their figures under `plots/`, and a table of the paper's
-/// claims against what is measured (`paper main`; `paper all` adds Figure 1's LCP study).
+/// their runs written under `runs/`, their figures under `plots/` (both in the current
+/// directory, announced before anything is written), and a table of the paper's claims against
+/// what is measured (`paper main`; `paper all` adds Figure 1's LCP study).
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 }
+
+/// One example per command, shown by `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  implicit-contact                                        the main job (= paper main): runs/ and plots/ here
+  implicit-contact run paper_cases/disc_on_plane.toml --duration 1 --out runs
+  implicit-contact plot runs/disc_on_plane
+  implicit-contact paper sphere_on_two_spheres --out runs --plots plots
+  implicit-contact study rolling-disc --out plots
+  implicit-contact mcp-suite
+  implicit-contact soak --seeds 0..10 --threads 2";
 
 #[derive(Subcommand)]
 enum Command {
@@ -56,6 +70,13 @@ enum Command {
         /// The formulation (overrides the file's `simulation.stepper`): implicit or lcp.
         #[arg(long, value_parser = ["implicit", "lcp"])]
         stepper: Option<String>,
+        /// No progress bar (it is drawn on stderr only when stderr is a terminal).
+        #[arg(long)]
+        quiet: bool,
+        /// Run even if the run's expected output exceeds `[output] max_output_mb` (default
+        /// 500 MB).
+        #[arg(long)]
+        force: bool,
     },
     /// Write the standard figures of a run (energy, velocities, per-contact impulses, slip,
     /// gap, Newton iterations) into RUN_DIR/plots/ as SVG and PNG.
@@ -127,12 +148,7 @@ fn default_cases() -> &'static str {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => paper_cases(
-            "main",
-            Path::new(default_cases()),
-            Path::new("runs"),
-            Path::new("plots"),
-        ),
+        None => main_job(),
         Some(Command::Paper {
             case,
             cases,
@@ -148,13 +164,19 @@ fn main() -> ExitCode {
             time_step,
             animate,
             stepper,
+            quiet,
+            force,
         }) => run_scenario(
             &scenario,
             &out,
-            unique,
+            RunFlags {
+                unique,
+                animate,
+                quiet,
+                force,
+            },
             duration,
             time_step,
-            animate,
             stepper.as_deref(),
         ),
         Some(Command::McpSuite) => mcp_suite(),
@@ -184,6 +206,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The job run with no arguments: `paper main` into `runs/` and `plots/` of the current
+/// directory, said before anything is written there.
+fn main_job() -> Result<(), String> {
+    let here = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| ".".into());
+    eprintln!(
+        "implicit-contact: no command given: running the main job (`implicit-contact paper \
+         main`), writing runs into {here}/runs/ and figures into {here}/plots/ (about 20 MB). \
+         `implicit-contact --help` lists the commands."
+    );
+    paper_cases(
+        "main",
+        Path::new(default_cases()),
+        Path::new("runs"),
+        Path::new("plots"),
+    )
 }
 
 fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(), String> {
@@ -247,13 +288,21 @@ fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(),
     }
 }
 
+/// The switches of `run`.
+#[derive(Clone, Copy)]
+struct RunFlags {
+    unique: bool,
+    animate: bool,
+    quiet: bool,
+    force: bool,
+}
+
 fn run_scenario(
     path: &Path,
     out: &Path,
-    unique: bool,
+    flags: RunFlags,
     duration: Option<f64>,
     time_step: Option<f64>,
-    animate: bool,
     stepper: Option<&str>,
 ) -> Result<(), String> {
     let mut scenario = scenario::load(path).map_err(|e| e.to_string())?;
@@ -265,33 +314,78 @@ fn run_scenario(
         };
         scenario = scenario.with_stepper(kind).map_err(|e| e.to_string())?;
     }
-    if let Some(h) = time_step {
-        scenario = scenario.with_time_step(h).map_err(|e| e.to_string())?;
+    if time_step.is_some() || duration.is_some() {
+        // Both at once: each alone may not divide the other's old value.
+        scenario = scenario
+            .with_timing(time_step, duration)
+            .map_err(|e| e.to_string())?;
     }
-    if let Some(t) = duration {
-        scenario = scenario.with_duration(t).map_err(|e| e.to_string())?;
+    if !flags.force {
+        scenario.check_output_size().map_err(|e| e.to_string())?;
     }
     let settings = scenario.stepper_settings();
     let lcp = scenario.lcp.clone();
+    // A stepper that refuses the scene says which bodies; the refusal points at them in the file.
+    let refused = {
+        let scenario = scenario.clone();
+        move |e: StepperError| stepper_refusal(&scenario, e)
+    };
+    let job = RunJob {
+        out,
+        flags,
+        steps: scenario.step_count(),
+        options: run::OutputOptions::from(scenario.outputs),
+    };
     match (scenario.stepper, scenario.scene) {
         (Stepper::Implicit, AnyScene::Planar(scene)) => run_scene(
-            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
-            out,
-            unique,
-            animate,
+            ImplicitStepper::new(scene, settings).map_err(&refused)?,
+            &job,
         ),
         (Stepper::Implicit, AnyScene::Spatial(scene)) => run_scene(
-            ImplicitStepper::new(scene, settings).map_err(|e| e.to_string())?,
-            out,
-            unique,
-            animate,
+            ImplicitStepper::new(scene, settings).map_err(&refused)?,
+            &job,
         ),
-        (Stepper::Lcp, AnyScene::Planar(scene)) => {
-            run_scene(lcp_stepper(scene, lcp)?, out, unique, animate)
+        (Stepper::Lcp, AnyScene::Planar(scene)) => run_scene(lcp_stepper(scene, lcp)?, &job),
+        (Stepper::Lcp, AnyScene::Spatial(scene)) => run_scene(lcp_stepper(scene, lcp)?, &job),
+    }
+}
+
+/// The implicit stepper's refusal of `scenario`'s scene, placed at the body it names (the
+/// second one of the pair: the first is usually the ground).
+fn stepper_refusal(scenario: &scenario::Scenario, e: StepperError) -> String {
+    let names = scenario.scene.body_names();
+    let index = |name: &str| names.iter().position(|n| *n == name);
+    let field = match &e {
+        StepperError::BothSidesIntersections { body2, .. } => {
+            index(body2).map(|i| format!("body[{i}].part"))
         }
-        (Stepper::Lcp, AnyScene::Spatial(scene)) => {
-            run_scene(lcp_stepper(scene, lcp)?, out, unique, animate)
+        StepperError::Proximity { body2, .. } | StepperError::Contact { body2, .. } => {
+            index(body2).map(|i| format!("body[{i}]"))
         }
+        StepperError::Settings(_) => Some("solver".to_string()),
+    };
+    match field {
+        Some(field) => scenario.refusal(&field, e.to_string()).to_string(),
+        None => e.to_string(),
+    }
+}
+
+/// What `run` does with a stepper once it is built.
+struct RunJob<'a> {
+    out: &'a Path,
+    flags: RunFlags,
+    steps: usize,
+    options: run::OutputOptions,
+}
+
+/// A duration in seconds with a unit that suits it.
+fn seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
     }
 }
 
@@ -304,33 +398,54 @@ fn lcp_stepper<S: Dynamics>(
 
 fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
     mut stepper: T,
-    out: &Path,
-    unique: bool,
-    animate: bool,
+    job: &RunJob,
 ) -> Result<(), String> {
-    let scene = stepper.scene();
-    let steps = (scene.duration / scene.time_step - 1e-9).ceil() as usize;
-    let name = scene.name.clone();
+    let RunJob {
+        out,
+        flags,
+        steps,
+        options,
+    } = *job;
+    let name = stepper.scene().name.clone();
     // The lock first: nothing in the directory is touched unless this run may write there.
-    let dir = if unique {
+    let dir = if flags.unique {
         RunDir::create_unique(out, &name)
     } else {
         RunDir::create(out, &name)
     }
     .map_err(|e| e.to_string())?;
-    let bar = ProgressBar::new(steps as u64);
+    // indicatif draws on stderr only when it is a terminal, so logs and pipes stay clean.
+    let bar = if flags.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(steps as u64)
+    };
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps, {eta} left")
-            .map_err(|e| e.to_string())?,
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {pos}/{len} steps, {rate} steps/s, {elapsed} elapsed, {eta} left",
+        )
+        .map_err(|e| e.to_string())?
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.0}", state.per_sec());
+            },
+        ),
     );
     bar.set_message(name.clone());
-    let mut recorder = animate.then(|| AnimationRecorder::new(steps, stepper.scene().time_step));
+    let mut recorder = flags
+        .animate
+        .then(|| AnimationRecorder::new(steps, stepper.scene().time_step));
     if let Some(r) = &mut recorder {
         r.record(0, &stepper);
     }
-    let result = run::run_in(&mut stepper, steps, &dir, |step, s| {
-        if step % 16 == 0 {
+    let mut last_draw = std::time::Instant::now();
+    let result = run::run_with(&mut stepper, steps, &dir, &options, |step, s| {
+        // Every 16th step, or at once after a slow one, so fast runs pay nothing for the bar
+        // and slow ones never look stuck.
+        if step % 16 == 0 || last_draw.elapsed().as_millis() >= 100 {
             bar.set_position(step as u64);
+            last_draw = std::time::Instant::now();
         }
         if let Some(r) = &mut recorder {
             r.record(step, s);
@@ -350,13 +465,28 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
             gif.display()
         );
     }
-    let summary = result.map_err(|e| e.to_string())?;
+    let result = result.map_err(|e| e.to_string())?;
+    let summary = &result.summary;
+    let time = &summary.wall_time_per_step_s;
+    let worst = match result.slowest_step {
+        Some(w) => format!(
+            "; slowest step {} took {} and {} Newton iterations",
+            w.step,
+            seconds(w.wall_time_s),
+            w.newton_iterations
+        ),
+        None => String::new(),
+    };
     println!(
-        "{name} ({}): {} steps, median {} Newton iterations, {:.1} µs per step, max residual {:.1e}; written to {}",
+        "{name} ({}): {} steps to t = {} s, Newton iterations median {} max {}; time per step median {}, mean {}, max {}{worst}; max residual {:.1e}; written to {}",
         summary.stepper,
         summary.steps,
+        implicit_contact::output::format_f64(summary.final_time),
         summary.newton_iterations.median,
-        summary.wall_time_per_step_s.median * 1e6,
+        summary.newton_iterations.max,
+        seconds(time.median),
+        seconds(time.mean),
+        seconds(time.max),
         summary.max_residual,
         dir.path().display()
     );

@@ -4,6 +4,14 @@
 //! rows written so far stay, the summary says `complete: false` with the reason, and the
 //! caller gets [`RunError::StepFailed`].
 //!
+//! # Which rows
+//!
+//! [`run_with`] writes the files and steps its [`OutputOptions`] ask for (the scenario's
+//! `[output]`): any of the three CSV files may be left out, and `every = K` writes steps 0, K,
+//! 2K, … and the last. `summary.json` is always written and its statistics cover every step;
+//! a step that failed always has its `solver.csv` row. Forces in `contacts.csv` are the step's
+//! impulses divided by the scene's time step (every step has that length).
+//!
 //! # One writer per directory
 //!
 //! [`run`] takes the run directory's lock ([`RunDir::create`]) before it creates or truncates
@@ -166,29 +174,114 @@ pub fn output_gap<S: Dynamics, T: TimeStepper<S>>(stepper: &T, c: &ContactState)
     }
 }
 
-/// The three CSV writers of a run, flushed together.
+/// Which of a run's CSV files are written, and how often: the scenario's `[output]`
+/// ([`crate::scenario::Outputs`]). `summary.json` is always written, and its statistics cover
+/// every step whatever the stride.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputOptions {
+    /// Write `trajectory.csv`.
+    pub trajectory: bool,
+    /// Write `contacts.csv`.
+    pub contacts: bool,
+    /// Write `solver.csv`.
+    pub solver: bool,
+    /// Write the rows of every `every`-th step (≥ 1): steps `0, K, 2K, …` and always the last
+    /// step of the run; `solver.csv` also always has the row of a step that failed.
+    pub every: usize,
+}
+
+impl Default for OutputOptions {
+    /// Every file, every step.
+    fn default() -> Self {
+        Self {
+            trajectory: true,
+            contacts: true,
+            solver: true,
+            every: 1,
+        }
+    }
+}
+
+impl From<crate::scenario::Outputs> for OutputOptions {
+    fn from(o: crate::scenario::Outputs) -> Self {
+        Self {
+            trajectory: o.trajectory,
+            contacts: o.contacts,
+            solver: o.solver,
+            every: usize::try_from(o.every).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+impl OutputOptions {
+    /// Whether the rows of `step` of a run of `steps` steps are written.
+    pub fn writes_step(&self, step: usize, steps: usize) -> bool {
+        step.is_multiple_of(self.every.max(1)) || step == steps
+    }
+}
+
+/// The slowest step of a run, for the result line: its number, wall time and Newton
+/// iterations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlowestStep {
+    /// The step's number (from 1).
+    pub step: usize,
+    /// Its wall time in seconds, retries included.
+    pub wall_time_s: f64,
+    /// Its Newton iterations over all attempts.
+    pub newton_iterations: usize,
+}
+
+/// What a finished run gives back besides its files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    /// The summary (also written to `summary.json`).
+    pub summary: Summary,
+    /// The slowest step (`None` for a run without steps). Not in `summary.json`: which step is
+    /// slowest depends on the machine, and the summary is reproducible apart from fields named
+    /// for wall times.
+    pub slowest_step: Option<SlowestStep>,
+}
+
+/// The CSV writers of a run (those its options ask for), flushed together.
 struct Writers {
-    trajectory: TrajectoryWriter,
-    contacts: ContactsWriter,
-    solver: SolverLogWriter,
+    trajectory: Option<TrajectoryWriter>,
+    contacts: Option<ContactsWriter>,
+    solver: Option<SolverLogWriter>,
 }
 
 impl Writers {
     fn buffered(&self) -> usize {
-        self.trajectory.buffered() + self.contacts.buffered() + self.solver.buffered()
+        self.trajectory.as_ref().map_or(0, |w| w.buffered())
+            + self.contacts.as_ref().map_or(0, |w| w.buffered())
+            + self.solver.as_ref().map_or(0, |w| w.buffered())
     }
 
     /// One write per file, in this order.
     fn flush(&mut self) -> Result<(), OutputError> {
-        self.trajectory.flush()?;
-        self.contacts.flush()?;
-        self.solver.flush()
+        if let Some(w) = &mut self.trajectory {
+            w.flush()?;
+        }
+        if let Some(w) = &mut self.contacts {
+            w.flush()?;
+        }
+        if let Some(w) = &mut self.solver {
+            w.flush()?;
+        }
+        Ok(())
     }
 
     fn finish(self) -> Result<(), OutputError> {
-        self.trajectory.finish()?;
-        self.contacts.finish()?;
-        self.solver.finish()
+        if let Some(w) = self.trajectory {
+            w.finish()?;
+        }
+        if let Some(w) = self.contacts {
+            w.finish()?;
+        }
+        if let Some(w) = self.solver {
+            w.finish()?;
+        }
+        Ok(())
     }
 }
 
@@ -211,8 +304,19 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
     stepper: &mut T,
     steps: usize,
     dir: &RunDir,
-    mut on_step: impl FnMut(usize, &T),
+    on_step: impl FnMut(usize, &T),
 ) -> Result<Summary, RunError> {
+    run_with(stepper, steps, dir, &OutputOptions::default(), on_step).map(|r| r.summary)
+}
+
+/// [`run_in`] writing the files and steps `options` asks for; also returns the slowest step.
+pub fn run_with<S: Recordable, T: TimeStepper<S>>(
+    stepper: &mut T,
+    steps: usize,
+    dir: &RunDir,
+    options: &OutputOptions,
+    mut on_step: impl FnMut(usize, &T),
+) -> Result<RunResult, RunError> {
     let moving: Vec<usize> = (0..stepper.scene().bodies.len())
         .filter(|&b| !stepper.scene().bodies[b].fixed)
         .collect();
@@ -224,10 +328,20 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
         })
         .collect();
     let mut files = Writers {
-        trajectory: dir.trajectory_writer(&bodies)?,
-        contacts: dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?,
-        solver: dir.solver_writer()?,
+        trajectory: match options.trajectory {
+            true => Some(dir.trajectory_writer(&bodies)?),
+            false => None,
+        },
+        contacts: match options.contacts {
+            true => Some(dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?),
+            false => None,
+        },
+        solver: match options.solver {
+            true => Some(dir.solver_writer()?),
+            false => None,
+        },
     };
+    let h = stepper.scene().time_step;
     let energy = |s: &T| Energy {
         kinetic: s.scene().kinetic_energy(),
         potential: s.scene().potential_energy() + s.elastic_energy(),
@@ -241,21 +355,26 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
                       gaps: &[f64],
                       states: &mut Vec<BodyState>|
      -> Result<(), OutputError> {
-        states.clear();
-        states.extend(
-            moving
-                .iter()
-                .map(|&b| S::record(&stepper.scene().bodies[b])),
-        );
-        files.trajectory.write_row(&TrajectoryRow {
-            step,
-            t: stepper.time(),
-            bodies: states,
-            energy: energy(stepper),
-        })?;
+        if let Some(trajectory) = &mut files.trajectory {
+            states.clear();
+            states.extend(
+                moving
+                    .iter()
+                    .map(|&b| S::record(&stepper.scene().bodies[b])),
+            );
+            trajectory.write_row(&TrajectoryRow {
+                step,
+                t: stepper.time(),
+                bodies: states,
+                energy: energy(stepper),
+            })?;
+        }
+        let Some(contacts_file) = &mut files.contacts else {
+            return Ok(());
+        };
         for (c, &gap) in contacts.iter().zip(gaps) {
             let mode = contact_mode(c);
-            files.contacts.write_row(&ContactRow {
+            contacts_file.write_row(&ContactRow {
                 step,
                 t: stepper.time(),
                 contact: c.id,
@@ -278,6 +397,9 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
                     spring_impulse: q.spring_impulse,
                     core_impulse: q.core_impulse,
                 }),
+                normal: &c.normal,
+                friction: &c.friction,
+                time_step: h,
             })?;
         }
         Ok(())
@@ -292,6 +414,8 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
         stepper.formulation(),
         initial.kinetic + initial.potential,
     );
+    summary.set_start_time(stepper.time());
+    let mut slowest: Option<SlowestStep> = None;
     // Each contact's bodies and friction, by id, as contacts first appear (the broad phase
     // brings pairs in during the run).
     let mut seen: BTreeMap<usize, ContactFriction> = BTreeMap::new();
@@ -320,14 +444,19 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
         let mut solve = report.solve.clone();
         solve.major_iterations = report.newton_iterations;
         solve.residual = report.residual;
-        files.solver.write_row(
-            step,
-            stepper.time(),
-            &solve,
-            report.retries,
-            report.wall_time.as_secs_f64(),
-            report.energy_projection,
-        )?;
+        let write = options.writes_step(step, steps);
+        if let Some(solver) = &mut files.solver
+            && (write || !report.converged)
+        {
+            solver.write_row(
+                step,
+                stepper.time(),
+                &solve,
+                report.retries,
+                report.wall_time.as_secs_f64(),
+                report.energy_projection,
+            )?;
+        }
         if !report.converged {
             // No wall time in the reason (see "Reproducible summaries").
             let reason = match &report.failure {
@@ -349,7 +478,9 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
         let contacts = stepper.contacts();
         gaps.clear();
         gaps.extend(contacts.iter().map(|c| output_gap(stepper, c)));
-        write_rows(&mut files, stepper, step, &contacts, &gaps, &mut states)?;
+        if write {
+            write_rows(&mut files, stepper, step, &contacts, &gaps, &mut states)?;
+        }
         // All three files at whole steps, together (see "Flushing").
         if step % FLUSH_EVERY == 0
             || report.wall_time.as_secs_f64() > SLOW_STEP_S
@@ -376,11 +507,22 @@ pub fn run_in<S: Recordable, T: TimeStepper<S>>(
             penetration,
             total_energy: e.kinetic + e.potential,
         });
+        let wall = report.wall_time.as_secs_f64();
+        if slowest.is_none_or(|s| wall > s.wall_time_s) {
+            slowest = Some(SlowestStep {
+                step,
+                wall_time_s: wall,
+                newton_iterations: report.newton_iterations,
+            });
+        }
         on_step(step, stepper);
     }
     files.finish()?;
     summary.set_contacts(seen.into_values().collect());
     let summary = summary.complete();
     dir.write_summary(&summary)?;
-    Ok(summary)
+    Ok(RunResult {
+        summary,
+        slowest_step: slowest,
+    })
 }

@@ -109,9 +109,10 @@ fn run_to_end<S: Dynamics>(mut s: LcpStepper<S>) -> LcpStepper<S> {
 /// most one step's travel `μ g h²`. The tolerance `v0 h` covers both.
 #[test]
 fn sliding_block_stops_at_the_closed_form_distance() {
-    let (v0, mu, g, h) = (2.0, 0.3, 9.81, 1e-3);
+    let (v0, mu, g, h): (f64, f64, f64, f64) = (2.0, 0.3, 9.81, 1e-3);
     let exact = v0 * v0 / (2.0 * mu * g);
-    let duration = 1.2 * v0 / (mu * g);
+    // Whole steps (a scenario's duration is a multiple of its step) past 1.2× the stopping time.
+    let duration = (1.2 * v0 / (mu * g) / h).ceil() * h;
     for dim in [2, 3] {
         let sc = scenario::parse(&block(dim, v0, mu, h, duration), "block").unwrap();
         let (x, rest, tilt) = match sc.scene {

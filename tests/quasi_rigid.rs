@@ -423,10 +423,23 @@ fn layer_errors_name_the_field() {
         &format!("angular_velocity = 0.0\n{layer}"),
         1,
     );
-    let sc = scenario::parse(&both, "both.toml").unwrap();
-    let AnyScene::Planar(scene) = sc.scene else {
+    // A file with two layered bodies is refused where the second layer is written…
+    let err = scenario::parse(&both, "both.toml").unwrap_err().to_string();
+    assert!(err.starts_with("both.toml:"), "{err}");
+    assert!(
+        err.contains("`body[1].layer`") && err.contains("one compliant side"),
+        "{err}"
+    );
+    // …and a scene built in Rust by the stepper, naming both bodies.
+    let sc = scenario::parse(&base, "base.toml").unwrap();
+    let AnyScene::Planar(mut scene) = sc.scene else {
         panic!()
     };
+    let layers: Vec<_> = scene.bodies.iter().filter_map(|b| b.layer).collect();
+    assert_eq!(layers.len(), 1);
+    for b in &mut scene.bodies {
+        b.layer = Some(layers[0]);
+    }
     let err = ImplicitStepper::new(scene, StepperSettings::default()).unwrap_err();
     let msg = err.to_string();
     assert!(

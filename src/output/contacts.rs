@@ -97,6 +97,12 @@ pub struct ContactRow<'a> {
     /// Quasi-rigid data; `None` for a rigid contact (empty fields if the writer has
     /// quasi-rigid columns).
     pub quasi_rigid: Option<QuasiRigidImpulses>,
+    /// The unit contact normal, from body 1 towards body 2 (2 or 3 coordinates).
+    pub normal: &'a [f64],
+    /// The friction impulse vector received by body 2 (2 or 3 coordinates, N·s).
+    pub friction: &'a [f64],
+    /// The step's length `h` (s): forces are impulses divided by it.
+    pub time_step: f64,
 }
 
 /// Streams `contacts.csv`: the header at creation, then one row per call to
@@ -104,7 +110,12 @@ pub struct ContactRow<'a> {
 ///
 /// Columns: `step, t, contact, body1, body2, gap, normal_impulse, friction_impulse,
 /// torsion_impulse, slip_speed, mode, a1_x, a1_y, [a1_z], a2_x, a2_y, [a2_z]`, then, if created
-/// with quasi-rigid columns, `deflection, spring_impulse, core_impulse`. Body names are quoted
+/// with quasi-rigid columns, `deflection, spring_impulse, core_impulse`, then (added after the
+/// contract's columns, so that scripts reading by position keep working) `normal_x, normal_y,
+/// [normal_z], friction_x, friction_y, [friction_z], normal_force, friction_force_x,
+/// friction_force_y, [friction_force_z]` and in 3D `torsion_torque`: the unit normal, the friction
+/// impulse vector on body 2 (N·s), and the forces `impulse / h` (N; the torque about the normal
+/// in N·m). Units and meanings are listed in the README ("Output files"). Body names are quoted
 /// (RFC 4180) only if they contain a comma, a quote, a line break or edge spaces.
 #[derive(Debug)]
 pub struct ContactsWriter {
@@ -159,6 +170,14 @@ impl ContactsWriter {
                     .map(|s| s.to_string()),
             );
         }
+        for vector in ["normal", "friction"] {
+            columns.extend(axes.iter().map(|a| format!("{vector}_{a}")));
+        }
+        columns.push("normal_force".to_string());
+        columns.extend(axes.iter().map(|a| format!("friction_force_{a}")));
+        if kind.dim() == 3 {
+            columns.push("torsion_torque".to_string());
+        }
         columns
     }
 
@@ -171,7 +190,12 @@ impl ContactsWriter {
     /// carries quasi-rigid data the writer has no columns for (nothing is written then).
     pub fn write_row(&mut self, row: &ContactRow<'_>) -> Result<(), OutputError> {
         let dim = self.kind.dim();
-        for (name, p) in [("a1", row.a1), ("a2", row.a2)] {
+        for (name, p) in [
+            ("a1", row.a1),
+            ("a2", row.a2),
+            ("normal", row.normal),
+            ("friction", row.friction),
+        ] {
             if p.len() != dim {
                 return Err(self.csv.shape_error(
                     row.step,
@@ -230,6 +254,21 @@ impl ContactsWriter {
                 None => line.push_str(",,,"),
             }
         }
+        for &x in row.normal.iter().chain(row.friction) {
+            line.push(',');
+            push_f64(line, x);
+        }
+        let h = row.time_step;
+        line.push(',');
+        push_f64(line, row.normal_impulse / h);
+        for &x in row.friction {
+            line.push(',');
+            push_f64(line, x / h);
+        }
+        if dim == 3 {
+            line.push(',');
+            push_f64(line, row.torsion_impulse / h);
+        }
         line.push('\n');
         self.csv.write_line()
     }
@@ -274,17 +313,24 @@ mod tests {
     fn headers_are_the_contract() {
         let base = "step,t,contact,body1,body2,gap,normal_impulse,friction_impulse,\
                     torsion_impulse,slip_speed,mode,";
+        let added2 = "normal_x,normal_y,friction_x,friction_y,normal_force,friction_force_x,\
+                      friction_force_y";
+        let added3 = "normal_x,normal_y,normal_z,friction_x,friction_y,friction_z,normal_force,\
+                      friction_force_x,friction_force_y,friction_force_z,torsion_torque";
         assert_eq!(
             header_of(BodyKind::Planar, false),
-            format!("{base}a1_x,a1_y,a2_x,a2_y\n")
+            format!("{base}a1_x,a1_y,a2_x,a2_y,{added2}\n")
         );
         assert_eq!(
             header_of(BodyKind::Spatial, false),
-            format!("{base}a1_x,a1_y,a1_z,a2_x,a2_y,a2_z\n")
+            format!("{base}a1_x,a1_y,a1_z,a2_x,a2_y,a2_z,{added3}\n")
         );
         assert_eq!(
             header_of(BodyKind::Spatial, true),
-            format!("{base}a1_x,a1_y,a1_z,a2_x,a2_y,a2_z,deflection,spring_impulse,core_impulse\n")
+            format!(
+                "{base}a1_x,a1_y,a1_z,a2_x,a2_y,a2_z,deflection,spring_impulse,core_impulse,\
+                 {added3}\n"
+            )
         );
     }
 
@@ -308,6 +354,8 @@ mod tests {
         let mut w = ContactsWriter::create(&path, BodyKind::Planar, true).unwrap();
         let a1 = [0.1 + 0.2, -1.0 / 3.0];
         let a2 = [1e-300, 2.5e17];
+        let normal = [0.6, 0.8];
+        let friction = [-0.8 * 0.3, 0.6 * 0.3];
         let sliding = ContactRow {
             step: 3,
             t: 0.003,
@@ -327,6 +375,9 @@ mod tests {
                 spring_impulse: 0.3,
                 core_impulse: 0.4,
             }),
+            normal: &normal,
+            friction: &friction,
+            time_step: 0.01,
         };
         w.write_row(&sliding).unwrap();
         let separated = ContactRow {
@@ -357,14 +408,19 @@ mod tests {
         let expected: Vec<u64> = a1.iter().chain(&a2).map(|x| x.to_bits()).collect();
         assert_eq!(points, expected);
         assert_eq!(num(f[10]), (1e-4f64 / 3.0).to_bits());
-        assert_eq!(f.len(), 13);
+        let added: Vec<f64> = f[13..].iter().map(|s| s.parse().unwrap()).collect();
+        assert_eq!(added[..4], [0.6, 0.8, -0.8 * 0.3, 0.6 * 0.3]);
+        // Forces: impulse / h, in newtons.
+        assert_eq!(added[4], 0.7 / 0.01);
+        assert_eq!(added[5..], [-0.8 * 0.3 / 0.01, 0.6 * 0.3 / 0.01]);
+        assert_eq!(f.len(), 13 + 7);
 
         let (_, tail) = lines[2].split_once(",\"disc, left\",").unwrap();
         let f: Vec<&str> = tail.split(',').collect();
         assert_eq!(f[4], "", "NaN slip speed is an empty field");
         assert_eq!(f[5], "separated");
         assert_eq!(
-            &f[10..],
+            &f[10..13],
             ["", "", ""],
             "rigid contact: empty quasi-rigid fields"
         );
@@ -393,6 +449,9 @@ mod tests {
             a1: &p2,
             a2: &p3,
             quasi_rigid: None,
+            normal: &p3,
+            friction: &p3,
+            time_step: 0.01,
         };
         let msg = w.write_row(&row).unwrap_err().to_string();
         assert!(msg.contains("contacts.csv") && msg.contains("a1"), "{msg}");

@@ -318,6 +318,8 @@ impl RunDir {
 fn validate_scenario_name(name: &str) -> Result<(), OutputError> {
     let reason = if name.is_empty() {
         Some("it is empty")
+    } else if name.len() > 255 {
+        Some("it is longer than 255 bytes, a folder name's limit")
     } else if name.contains(['/', '\\']) {
         Some("it contains a path separator; the name becomes one directory")
     } else if name.contains("..") {
@@ -332,7 +334,12 @@ fn validate_scenario_name(name: &str) -> Result<(), OutputError> {
     match reason {
         Some(reason) => Err(OutputError::InvalidName {
             field: "scenario name",
-            value: name.to_string(),
+            // Whole up to 60 characters: a refused name may be megabytes long.
+            value: if name.chars().count() > 60 {
+                format!("{}…", name.chars().take(60).collect::<String>())
+            } else {
+                name.to_string()
+            },
             reason: reason.to_string(),
         }),
         None => Ok(()),

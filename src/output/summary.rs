@@ -43,6 +43,15 @@ pub struct TimeStats {
     /// Maximum over the steps; `null` in JSON for a run without steps.
     #[serde(with = "nan_as_null")]
     pub max: f64,
+    /// Mean over the steps (an extension of the contract: a median hides a few slow steps
+    /// that dominate a run's cost); `null` in JSON for a run without steps, and NaN when read
+    /// from a summary written before this key existed.
+    #[serde(default = "nan", with = "nan_as_null")]
+    pub mean: f64,
+}
+
+fn nan() -> f64 {
+    f64::NAN
 }
 
 /// Total energy (kinetic plus potential) over the run.
@@ -117,7 +126,8 @@ pub struct Summary {
     pub max_residual: f64,
     /// Total energy at the start and the end, and its worst drift.
     pub energy: EnergySummary,
-    /// Time at the end of the last step; `null` for a run without steps.
+    /// Time at the end of the last step; for a run without steps the start time (`null` only
+    /// if that is unknown).
     #[serde(with = "nan_as_null")]
     pub final_time: f64,
     /// How many steps each solver answered ([`crate::mcp::SolverKind`]'s display names).
@@ -211,6 +221,7 @@ pub struct SummaryBuilder {
     iterations: Vec<f64>,
     max_iterations: usize,
     wall_times: Vec<f64>,
+    wall_time_sum: f64,
     max_wall_time: Worst,
     retried_steps: usize,
     failed_steps: usize,
@@ -239,6 +250,7 @@ impl SummaryBuilder {
             iterations: Vec::new(),
             max_iterations: 0,
             wall_times: Vec::new(),
+            wall_time_sum: 0.0,
             max_wall_time: Worst::new(f64::NEG_INFINITY),
             retried_steps: 0,
             failed_steps: 0,
@@ -254,6 +266,13 @@ impl SummaryBuilder {
         }
     }
 
+    /// Records the time the run starts at: the `final_time` of a run that takes no step.
+    pub fn set_start_time(&mut self, t: f64) {
+        if self.iterations.is_empty() {
+            self.final_time = t;
+        }
+    }
+
     /// Records the run's contacts and their friction parameters (the summary's `contacts`).
     pub fn set_contacts(&mut self, contacts: Vec<ContactFriction>) {
         self.contacts = contacts;
@@ -266,6 +285,7 @@ impl SummaryBuilder {
         self.max_iterations = self.max_iterations.max(report.major_iterations);
         let wall = step.wall_time.as_secs_f64();
         self.wall_times.push(wall);
+        self.wall_time_sum += wall;
         self.max_wall_time.push(wall);
         self.retried_steps += usize::from(step.retries > 0);
         self.failed_steps += usize::from(!report.converged());
@@ -311,7 +331,10 @@ impl SummaryBuilder {
 
     fn build(&self, complete: bool, reason: Option<String>) -> Summary {
         let no_steps = self.iterations.is_empty();
-        let or_nan = |x: f64| if no_steps { f64::NAN } else { x };
+        // A complete run without steps (`duration = 0`) took no time and no iteration: its
+        // statistics are zeros, not unknowns. An interrupted one never got to measure them.
+        let empty = if complete { 0.0 } else { f64::NAN };
+        let or_empty = |x: f64| if no_steps { empty } else { x };
         Summary {
             scenario: self.scenario.clone(),
             stepper: self.stepper.clone(),
@@ -321,15 +344,16 @@ impl SummaryBuilder {
             retried_steps: self.retried_steps,
             failed_steps: self.failed_steps,
             newton_iterations: IterationStats {
-                median: median(&self.iterations),
+                median: or_empty(median(&self.iterations)),
                 max: self.max_iterations,
             },
             wall_time_per_step_s: TimeStats {
-                median: median(&self.wall_times),
-                max: or_nan(self.max_wall_time.get()),
+                median: or_empty(median(&self.wall_times)),
+                max: or_empty(self.max_wall_time.get()),
+                mean: or_empty(self.wall_time_sum / self.wall_times.len().max(1) as f64),
             },
             max_penetration: self.penetration.get(),
-            max_residual: or_nan(self.residual.get()),
+            max_residual: or_empty(self.residual.get()),
             energy: EnergySummary {
                 initial_total: self.initial_energy,
                 final_total: self.final_energy,
@@ -419,6 +443,7 @@ mod tests {
         assert_eq!(s.newton_iterations.max, 8);
         assert!((s.wall_time_per_step_s.median - 250e-6).abs() < 1e-18);
         assert_eq!(s.wall_time_per_step_s.max, 400e-6);
+        assert!((s.wall_time_per_step_s.mean - 250e-6).abs() < 1e-18);
         assert_eq!(s.max_penetration, 2e-6);
         assert_eq!(s.max_residual, 1e-6);
         assert_eq!(s.energy.initial_total, 10.0);
@@ -523,5 +548,21 @@ mod tests {
         assert_eq!(v["energy"]["max_abs_drift"], 0.0);
         let back: Summary = serde_json::from_value(v).unwrap();
         assert!(back.max_residual.is_nan());
+    }
+
+    #[test]
+    fn complete_run_without_steps_has_clean_statistics() {
+        let mut b = SummaryBuilder::new("s", "implicit", 2.0);
+        b.set_start_time(0.0);
+        let v = serde_json::to_value(b.complete()).unwrap();
+        assert_contract_keys(&v);
+        assert_eq!(v["steps"], 0);
+        assert_eq!(v["newton_iterations"]["median"], 0.0);
+        for key in ["median", "max", "mean"] {
+            assert_eq!(v["wall_time_per_step_s"][key], 0.0, "{key}");
+        }
+        assert_eq!(v["max_residual"], 0.0);
+        assert_eq!(v["final_time"], 0.0);
+        assert_eq!(v["energy"]["final_total"], 2.0);
     }
 }

@@ -69,12 +69,16 @@ pub enum Legend {
     LowerRight,
     /// Bottom left.
     LowerLeft,
+    /// Outside the plot, in a column to its right: never over a curve. Every panel of a figure
+    /// with one such legend keeps the column (empty where unused), so the panels' x axes stay
+    /// aligned.
+    Outside,
 }
 
 impl Legend {
     fn position(self) -> SeriesLabelPosition {
         match self {
-            Self::Auto | Self::UpperRight => SeriesLabelPosition::UpperRight,
+            Self::Auto | Self::UpperRight | Self::Outside => SeriesLabelPosition::UpperRight,
             Self::UpperLeft => SeriesLabelPosition::UpperLeft,
             Self::MiddleRight => SeriesLabelPosition::MiddleRight,
             Self::LowerRight => SeriesLabelPosition::LowerRight,
@@ -224,6 +228,15 @@ pub struct Figure {
     pub width: u32,
     /// Height of each panel in pixels.
     pub panel_height: u32,
+    /// The PNG is drawn this many times larger than the SVG's user units (everything scaled:
+    /// fonts, lines, margins), for a print resolution; 1 by default.
+    pub png_scale: f64,
+    /// The PNG's resolution in dots per inch, written in its `pHYs` chunk (a layout program
+    /// then places it at `width × png_scale / dpi` inches); `None`: not written.
+    pub png_dpi: Option<u32>,
+    /// Text (and the bands that hold it: title, tick labels, legend) this many times the
+    /// style's sizes; 1 by default, larger for a figure printed small.
+    pub text_scale: f64,
 }
 
 impl Figure {
@@ -237,7 +250,29 @@ impl Figure {
             panels: Vec::new(),
             width: style::WIDTH,
             panel_height: style::PANEL_HEIGHT,
+            png_scale: 1.0,
+            png_dpi: None,
+            text_scale: 1.0,
         }
+    }
+
+    /// Text `factor` times the style's sizes (see [`text_scale`](Self::text_scale)).
+    pub fn text_scale(mut self, factor: f64) -> Self {
+        self.text_scale = factor;
+        self
+    }
+
+    /// Width in SVG units (900 by default).
+    pub fn width(mut self, width: u32) -> Self {
+        self.width = width;
+        self
+    }
+
+    /// A PNG for print: drawn `scale` times the SVG's size, marked as `dpi` dots per inch.
+    pub fn print_png(mut self, scale: f64, dpi: u32) -> Self {
+        self.png_scale = scale;
+        self.png_dpi = Some(dpi);
+        self
     }
 
     /// Adds a panel below the others.
@@ -270,12 +305,41 @@ impl Figure {
         self
     }
 
-    /// The image size in pixels.
+    /// The image size in pixels (SVG user units).
     pub fn size(&self) -> (u32, u32) {
         (
             self.width,
-            style::TITLE_HEIGHT + self.panel_height * self.panels.len().max(1) as u32,
+            self.title_height() + self.panel_height * self.panels.len().max(1) as u32,
         )
+    }
+
+    fn title_height(&self) -> u32 {
+        (style::TITLE_HEIGHT as f64 * self.text_scale).round() as u32
+    }
+
+    /// The PNG's size in pixels: [`size`](Self::size) times [`png_scale`](Self::png_scale).
+    pub fn png_size(&self) -> (u32, u32) {
+        let (w, h) = self.size();
+        (
+            (w as f64 * self.png_scale).round() as u32,
+            (h as f64 * self.png_scale).round() as u32,
+        )
+    }
+}
+
+/// Pixel sizes of one rendering: the style's, times the rendering's scale.
+#[derive(Clone, Copy)]
+struct Px(f64);
+
+impl Px {
+    fn i(self, v: f64) -> i32 {
+        (v * self.0).round() as i32
+    }
+    fn u(self, v: f64) -> u32 {
+        (v * self.0).round().max(1.0) as u32
+    }
+    fn f(self, v: f64) -> f64 {
+        v * self.0
     }
 }
 
@@ -293,19 +357,20 @@ pub fn render(fig: &Figure, path: &Path) -> Result<(), PlotError> {
             let mut text = String::new();
             {
                 let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
-                draw_figure(&root, fig).map_err(|e| PlotError::draw(path, e))?;
+                draw_figure(&root, fig, Px(1.0)).map_err(|e| PlotError::draw(path, e))?;
                 root.present().map_err(|e| PlotError::draw(path, e))?;
             }
             std::fs::write(path, text).map_err(|e| PlotError::io(path, "write the figure", e))
         }
         Some("png") => {
+            let size = fig.png_size();
             let mut buffer = vec![0u8; size.0 as usize * size.1 as usize * 3];
             {
                 let root = BitMapBackend::with_buffer(&mut buffer, size).into_drawing_area();
-                draw_figure(&root, fig).map_err(|e| PlotError::draw(path, e))?;
+                draw_figure(&root, fig, Px(fig.png_scale)).map_err(|e| PlotError::draw(path, e))?;
                 root.present().map_err(|e| PlotError::draw(path, e))?;
             }
-            write_png(path, size, &buffer)
+            write_png(path, size, &buffer, fig.png_dpi)
         }
         _ => Err(PlotError::Format {
             path: path.to_path_buf(),
@@ -314,7 +379,7 @@ pub fn render(fig: &Figure, path: &Path) -> Result<(), PlotError> {
 }
 
 /// Writes an RGB buffer as PNG (through the `image` encoder plotters already builds on).
-fn write_png(path: &Path, size: (u32, u32), rgb: &[u8]) -> Result<(), PlotError> {
+fn write_png(path: &Path, size: (u32, u32), rgb: &[u8], dpi: Option<u32>) -> Result<(), PlotError> {
     // Same as plotters' own PNG output, but with the error naming the file.
     let file =
         std::fs::File::create(path).map_err(|e| PlotError::io(path, "create the figure", e))?;
@@ -324,6 +389,15 @@ fn write_png(path: &Path, size: (u32, u32), rgb: &[u8]) -> Result<(), PlotError>
     enc.set_depth(png::BitDepth::Eight);
     // The PNGs are committed as the README's gallery: smallest files, still deterministic.
     enc.set_compression(png::Compression::Best);
+    if let Some(dpi) = dpi {
+        // pHYs counts pixels per metre.
+        let per_metre = (dpi as f64 / 0.0254).round() as u32;
+        enc.set_pixel_dims(Some(png::PixelDimensions {
+            xppu: per_metre,
+            yppu: per_metre,
+            unit: png::Unit::Meter,
+        }));
+    }
     let mut writer = enc
         .write_header()
         .map_err(|e| PlotError::draw(path, format!("PNG header: {e}")))?;
@@ -350,16 +424,44 @@ pub fn save(fig: &Figure, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, PlotEr
 
 type DrawResult = Result<(), String>;
 
-fn draw_figure<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> DrawResult {
+/// The width in SVG units of the legend column of a figure with [`Legend::Outside`] panels (0
+/// without): the longest label's estimated width plus the sample line.
+fn outside_legend_width(fig: &Figure) -> u32 {
+    fig.panels
+        .iter()
+        .filter(|p| p.legend == Legend::Outside)
+        .flat_map(|p| p.series.iter().map(|s| s.label.chars().count()))
+        .max()
+        .map_or(0, |chars| {
+            (chars as f64 * 0.56 * style::LEGEND_SIZE * fig.text_scale + 48.0) as u32
+        })
+}
+
+fn draw_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    fig: &Figure,
+    px: Px,
+) -> DrawResult {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let (_, h) = root.dim_in_pixel();
-    let (title_area, body) = root.split_vertically(style::TITLE_HEIGHT.min(h));
+    let (w, h) = root.dim_in_pixel();
+    let ts = fig.text_scale;
+    let (title_area, body) = root.split_vertically(px.u(fig.title_height() as f64).min(h));
     title_area
-        .titled(&fig.title, (FAMILY, style::TITLE_SIZE).into_font())
+        .titled(
+            &fig.title,
+            (FAMILY, px.f(style::TITLE_SIZE * ts)).into_font(),
+        )
         .map_err(|e| e.to_string())?;
     if fig.panels.is_empty() {
         return Ok(());
     }
+    let column = px.u(outside_legend_width(fig) as f64).min(w / 2);
+    let (body, legends) = if column > 0 {
+        let (b, l) = body.split_horizontally(w - column);
+        (b, Some(l.split_evenly((fig.panels.len(), 1))))
+    } else {
+        (body, None)
+    };
     let areas = body.split_evenly((fig.panels.len(), 1));
     let x = fig
         .x_range
@@ -379,6 +481,15 @@ fn draw_figure<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) 
         let y_log = panel.y_scale == Scale::Log;
         let mut y = y;
         let legend = match panel.legend {
+            Legend::Outside => {
+                if let Some(columns) = &legends {
+                    let k = fig.panels.iter().position(|p| std::ptr::eq(p, panel));
+                    if let Some(area) = k.and_then(|k| columns.get(k)) {
+                        draw_outside_legend(area, panel, px, ts)?;
+                    }
+                }
+                Legend::Outside
+            }
             Legend::Auto => {
                 let (place, covered, height) = auto_legend(panel, fig, x, y);
                 if covered > 0 && !y_log && panel.y_range.is_none() && height < 0.6 {
@@ -396,11 +507,63 @@ fn draw_figure<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) 
         let yr = y.0..y.1;
         let l = legend;
         match (x_log, y_log) {
-            (false, false) => draw_panel(area, fig, panel, l, xr, yr),
-            (false, true) => draw_panel(area, fig, panel, l, xr, yr.log_scale()),
-            (true, false) => draw_panel(area, fig, panel, l, xr.log_scale(), yr),
-            (true, true) => draw_panel(area, fig, panel, l, xr.log_scale(), yr.log_scale()),
+            (false, false) => draw_panel(area, fig, panel, l, px, xr, yr),
+            (false, true) => draw_panel(area, fig, panel, l, px, xr, yr.log_scale()),
+            (true, false) => draw_panel(area, fig, panel, l, px, xr.log_scale(), yr),
+            (true, true) => draw_panel(area, fig, panel, l, px, xr.log_scale(), yr.log_scale()),
         }?;
+    }
+    Ok(())
+}
+
+/// A legend beside the plot (for [`Legend::Outside`]): one entry per labelled series, its
+/// sample (line, dashes or marker) and its label, from the top of the panel's plotting area.
+fn draw_outside_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    panel: &Panel,
+    px: Px,
+    ts: f64,
+) -> DrawResult {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let size = style::LEGEND_SIZE * ts;
+    let font = (FAMILY, px.f(size)).into_font();
+    let step = px.i(size + 9.0);
+    let mut y = px.i(26.0) + step / 2;
+    for (i, s) in panel.series.iter().enumerate() {
+        if s.label.is_empty() {
+            continue;
+        }
+        let color = style::color(s.color.unwrap_or(i));
+        let line = ShapeStyle::from(&color).stroke_width(px.u(style::LINE_WIDTH as f64));
+        let x = px.i(6.0);
+        match s.kind {
+            LineKind::Solid => area
+                .draw(&PathElement::new(vec![(x, y), (x + px.i(26.0), y)], line))
+                .map_err(err)?,
+            LineKind::Dashed => {
+                for (a, b) in [(0.0, 9.0), (15.0, 24.0)] {
+                    area.draw(&PathElement::new(
+                        vec![(x + px.i(a), y), (x + px.i(b), y)],
+                        line,
+                    ))
+                    .map_err(err)?;
+                }
+            }
+            LineKind::Points => area
+                .draw(&Circle::new(
+                    (x + px.i(13.0), y),
+                    px.u(3.5),
+                    ShapeStyle::from(&color).filled(),
+                ))
+                .map_err(err)?,
+        }
+        area.draw(&Text::new(
+            s.label.clone(),
+            (x + px.i(34.0), y - px.i(size * 0.55)),
+            font.clone(),
+        ))
+        .map_err(err)?;
+        y += step;
     }
     Ok(())
 }
@@ -555,6 +718,7 @@ fn draw_panel<'a, DB, X, Y>(
     fig: &Figure,
     panel: &Panel,
     legend: Legend,
+    px: Px,
     x: X,
     y: Y,
 ) -> DrawResult
@@ -566,16 +730,17 @@ where
     Y::CoordDescType: ValueFormatter<f64>,
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let ts = fig.text_scale;
     let mut builder = ChartBuilder::on(area);
     builder
-        .margin_left(12)
-        .margin_right(24)
-        .margin_top(8)
-        .margin_bottom(6)
-        .x_label_area_size(46)
-        .y_label_area_size(84);
+        .margin_left(px.i(12.0))
+        .margin_right(px.i(24.0))
+        .margin_top(px.i(8.0))
+        .margin_bottom(px.i(6.0))
+        .x_label_area_size(px.i(46.0 * ts))
+        .y_label_area_size(px.i(84.0 * ts));
     if let Some(sub) = &panel.subtitle {
-        builder.caption(sub, (FAMILY, style::SUBTITLE_SIZE).into_font());
+        builder.caption(sub, (FAMILY, px.f(style::SUBTITLE_SIZE * ts)).into_font());
     }
     let mut chart = builder.build_cartesian_2d(x, y).map_err(err)?;
     let x_log = fig.x_scale == Scale::Log;
@@ -602,8 +767,8 @@ where
         .y_label_formatter(&y_fmt)
         .x_labels(10)
         .y_labels(8)
-        .label_style((FAMILY, style::TICK_SIZE).into_font())
-        .axis_desc_style((FAMILY, style::AXIS_DESC_SIZE).into_font())
+        .label_style((FAMILY, px.f(style::TICK_SIZE * ts)).into_font())
+        .axis_desc_style((FAMILY, px.f(style::AXIS_DESC_SIZE * ts)).into_font())
         .light_line_style(RGBColor(246, 246, 246))
         .bold_line_style(RGBColor(210, 210, 210))
         .draw()
@@ -620,8 +785,8 @@ where
     let mut labelled = false;
     for (i, s) in indexed {
         let color = style::color(s.color.unwrap_or(i));
-        let line = ShapeStyle::from(&color).stroke_width(style::LINE_WIDTH);
-        let mut legend_pending = !s.label.is_empty();
+        let line = ShapeStyle::from(&color).stroke_width(px.u(style::LINE_WIDTH as f64));
+        let mut legend_pending = !s.label.is_empty() && legend != Legend::Outside;
         let parts = segments(&s.points, x_log, y_log);
         // A series with nothing drawable still gets its legend entry, so it is not silently
         // missing (e.g. slip speed of a contact that never touched).
@@ -633,12 +798,15 @@ where
         for part in parts {
             let anno = match s.kind {
                 LineKind::Solid => chart.draw_series(LineSeries::new(part, line)),
-                LineKind::Dashed => {
-                    chart.draw_series(DashedLineSeries::new(part, 9, 6, line.stroke_width(2)))
-                }
+                LineKind::Dashed => chart.draw_series(DashedLineSeries::new(
+                    part,
+                    px.u(9.0),
+                    px.u(6.0),
+                    line.stroke_width(px.u(2.0)),
+                )),
                 LineKind::Points => chart.draw_series(
                     part.into_iter()
-                        .map(|p| Circle::new(p, 2, ShapeStyle::from(&color).filled())),
+                        .map(|p| Circle::new(p, px.u(2.0), ShapeStyle::from(&color).filled())),
                 ),
             }
             .map_err(err)?;
@@ -646,18 +814,19 @@ where
                 legend_pending = false;
                 labelled = true;
                 anno.label(s.label.clone());
-                let line = ShapeStyle::from(&color).stroke_width(style::LINE_WIDTH);
+                let line = ShapeStyle::from(&color).stroke_width(px.u(style::LINE_WIDTH as f64));
+                let (d8, d14, d22, d11) = (px.i(8.0), px.i(14.0), px.i(22.0), px.i(11.0));
+                let r = px.u(3.0);
                 match s.kind {
-                    LineKind::Solid => {
-                        anno.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], line))
-                    }
+                    LineKind::Solid => anno
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + d22, y)], line)),
                     LineKind::Dashed => anno.legend(move |(x, y)| {
                         EmptyElement::at((x, y))
-                            + PathElement::new(vec![(0, 0), (8, 0)], line)
-                            + PathElement::new(vec![(14, 0), (22, 0)], line)
+                            + PathElement::new(vec![(0, 0), (d8, 0)], line)
+                            + PathElement::new(vec![(d14, 0), (d22, 0)], line)
                     }),
                     LineKind::Points => anno.legend(move |(x, y)| {
-                        Circle::new((x + 11, y), 3, ShapeStyle::from(&color).filled())
+                        Circle::new((x + d11, y), r, ShapeStyle::from(&color).filled())
                     }),
                 };
             }
@@ -669,7 +838,7 @@ where
             .position(legend.position())
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
-            .label_font((FAMILY, style::LEGEND_SIZE).into_font())
+            .label_font((FAMILY, px.f(style::LEGEND_SIZE * ts)).into_font())
             .draw()
             .map_err(err)?;
     }

@@ -8,21 +8,58 @@
 //! | `fig4b_sphere_velocity` | Fig. 4b, Example 2 | the small sphere's generalized velocity `ν = (v, ω)` |
 //! | `fig5a_contact1_forces` | Fig. 5a, Example 2 | contact 1 (with the radius-10 sphere): normal force, friction magnitude and `μ·λ_n` dashed over it; sliding speed |
 //! | `fig5b_contact2_forces` | Fig. 5b, Example 2 | contact 2 (with the radius-9 sphere), the same |
-//! | `fig7a_core_force` … `fig7e_energy` | Fig. 7, Example 3, δ_max = 0.05 | core (non-penetration) force, spring force, position `(q_x, q_y, θ)`, velocity (dashed lines at the first touch and the core impact), energies ([`example_3`]) |
+//! | `fig7a_core_force` … `fig7e_energy` | Fig. 7, Example 3, δ_max = 0.05 | core (non-penetration) force, spring force, position `(x, y, θ)`, velocity `(ẋ, ẏ, ω)` (dashed lines at the first touch and the core impact), energies ([`example_3`]) |
 //! | `fig8a_energy` … `fig8d_velocity` | Fig. 8, Example 3, δ_max = 1 | energies, normal force (spring and core), position, velocity |
 //!
-//! The energy figures (7e, 8a) show both integrators, the paper's `euler` solid and `midpoint`
-//! dashed, with the accumulated energy change apart from the core impact on a log axis against
+//! The energy figures (7e, 8a) show both integrators, the paper's `euler` as lines and
+//! `midpoint` as markers on them, with the accumulated energy change apart from the core impact on a log axis against
 //! the paper's 1e-5 J. Curves of Example 3 (15001 samples) are thinned to the lowest and
 //! highest sample of each of 600 buckets ([`decimate`]), which keeps one-step spikes.
 //!
 //! Forces are the recorded impulses divided by the step (the mean force over the step), as the
 //! paper plots forces.
+//!
+//! # For print
+//!
+//! The figures are laid out to be printed one column wide ([`for_print`]): 700 SVG units wide
+//! with text 1.25 times the screen style, the PNG drawn 1.5 times larger (1050 px) and marked
+//! 300 dpi, so it prints 3.5 in wide with tick labels of about 6 pt and axis labels of about
+//! 7 pt. Legends sit in a column beside the plot ([`Legend::Outside`]), never over a curve;
+//! axis ranges follow the data. A curve that coincides with another (Fig. 1a's N = 10000 on
+//! N = 1000, a time step on its neighbour in Fig. 1b, Example 3's midpoint energies on the
+//! paper's) is drawn as markers over it, and the panel says so.
 
 use super::PlotError;
-use super::figure::{Figure, Panel, Series, save};
+use super::figure::{Figure, Legend, LineKind, Panel, Series, save};
 use super::run_data::RunData;
 use std::path::{Path, PathBuf};
+
+/// Width of a paper figure in SVG units (see "For print").
+pub const PRINT_WIDTH: u32 = 700;
+
+/// A paper figure laid out for one printed column (see "For print").
+pub fn for_print(fig: Figure) -> Figure {
+    fig.width(PRINT_WIDTH).text_scale(1.25).print_png(1.5, 300)
+}
+
+/// About `count` evenly spaced points of `points`, for markers that stay apart.
+fn every_nth(points: &[(f64, f64)], count: usize) -> Vec<(f64, f64)> {
+    every_nth_from(points, count, 0.0)
+}
+
+/// [`every_nth`] starting `phase` (in `[0, 1)`) of a spacing in: two marker series on the same
+/// curve interleave instead of covering each other.
+fn every_nth_from(points: &[(f64, f64)], count: usize, phase: f64) -> Vec<(f64, f64)> {
+    let step = (points.len() / count.max(1)).max(1);
+    let start = ((phase * step as f64) as usize).min(points.len());
+    points[start..].iter().step_by(step).copied().collect()
+}
+
+/// True if `a` and `b` (the same sample times) differ nowhere by more than `tol`: drawn as lines
+/// they would be one.
+fn coincide(a: &[(f64, f64)], b: &[(f64, f64)], tol: f64) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(p, q)| (p.1 - q.1).abs() <= tol)
+}
 
 /// `|K − K₀| / K₀` of a kinetic-energy series (the fraction lost, or gained, since the start).
 fn relative_change(s: &Series) -> Series {
@@ -60,31 +97,48 @@ fn energy_loss_figure(
         .filter(|k| k.is_finite())
         .fold(0.0f64, f64::max);
     let mut energy = Panel::new("kinetic energy (J)")
-        .legend(super::Legend::LowerLeft)
-        .y_range(0.0, if k_max > 0.0 { 1.15 * k_max } else { 1.0 });
-    let mut loss = Panel::new("|K − K₀| / K₀")
-        .legend(super::Legend::MiddleRight)
-        .log_y();
+        .legend(Legend::Outside)
+        .y_range(0.0, if k_max > 0.0 { 1.05 * k_max } else { 1.0 });
+    let mut loss = Panel::new("|K − K₀| / K₀").legend(Legend::Outside).log_y();
     if tolerance {
         loss = loss.y_range(1e-17, 10.0);
     }
+    let mut as_markers = Vec::new();
     for (i, s) in curves.iter().enumerate() {
-        let kind = if i > 0 && dash_others {
-            super::LineKind::Dashed
-        } else {
-            super::LineKind::Solid
-        };
-        energy = energy.series(s.clone().with_kind(kind).with_color(i));
+        // Within 0.5 % of the largest energy of a curve drawn before: a line would hide
+        // under it, so this one is drawn as markers.
+        let under = curves[..i]
+            .iter()
+            .find(|c| coincide(&c.points, &s.points, 5e-3 * k_max));
         let mut change = relative_change(s).with_color(i);
         change.label.clear();
+        if under.is_some() {
+            let phase = as_markers.len() as f64 / 2.0 % 1.0;
+            as_markers.push(s.label.clone());
+            let mut shown = s.clone();
+            shown.label = format!("{} (markers)", s.label);
+            shown.points = every_nth_from(&s.points, 40, phase);
+            energy = energy.series(shown.with_kind(LineKind::Points).with_color(i));
+            change.points = every_nth_from(&change.points, 40, phase);
+            loss = loss.series(change.with_kind(LineKind::Points));
+            continue;
+        }
+        let kind = if i > 0 && dash_others {
+            LineKind::Dashed
+        } else {
+            LineKind::Solid
+        };
+        energy = energy.series(s.clone().with_kind(kind).with_color(i));
         loss = loss.series(change);
     }
-    if tolerance {
-        loss = loss.series(
-            Series::dashed("paper's tolerance 1e-6", vec![(t0, 1e-6), (t_end, 1e-6)]).with_color(6),
-        );
+    if !as_markers.is_empty() {
+        energy = energy.subtitle("markers: a curve on another");
     }
-    Figure::new(title).panel(energy).panel(loss)
+    if tolerance {
+        loss = loss
+            .series(Series::dashed("paper's 1e-6", vec![(t0, 1e-6), (t_end, 1e-6)]).with_color(6));
+    }
+    for_print(Figure::new(title).panel(energy).panel(loss))
 }
 
 /// Fig. 1a: kinetic energy of the rolling disc against time. `implicit` is this method's curve
@@ -94,19 +148,14 @@ fn energy_loss_figure(
 pub fn fig1a(implicit: Series, others: Vec<Series>) -> Figure {
     let mut curves = vec![implicit];
     curves.extend(others);
-    energy_loss_figure(
-        "Fig. 1a — rolling disc, h = 0.01 s: implicit circle against N-gons under the LCP stepper",
-        &curves,
-        true,
-        true,
-    )
+    energy_loss_figure("Fig. 1a — rolling disc, h = 0.01 s", &curves, true, true)
 }
 
 /// Fig. 1b: kinetic energy of the `N`-gon (the study's 1000) under the LCP stepper at each
 /// time step, with the relative change on a log axis below.
 pub fn fig1b(vertices: usize, curves: Vec<Series>) -> Figure {
     energy_loss_figure(
-        &format!("Fig. 1b — rolling disc as a {vertices}-gon under the LCP stepper, by time step"),
+        &format!("Fig. 1b — {vertices}-gon, LCP stepper"),
         &curves,
         false,
         false,
@@ -128,10 +177,10 @@ pub fn figure_1(
     for s in data.figure_a() {
         match s.configuration.formulation {
             Formulation::Implicit => {
-                implicit = Some(series(s, "implicit circle (this method)".into()));
+                implicit = Some(series(s, "implicit circle".into()));
             }
             Formulation::Lcp { vertices } => {
-                others.push(series(s, format!("LCP, N = {vertices}")));
+                others.push(series(s, format!("N = {vertices}")));
             }
         }
     }
@@ -167,20 +216,22 @@ pub fn kinetic_energy(run: &RunData, label: &str) -> Result<Series, PlotError> {
 /// Fig. 4b: the generalized velocity of body `body` (spatial) against time.
 pub fn fig4b(run: &RunData, body: &str) -> Result<Figure, PlotError> {
     let col = |c: &str| run.trajectory_series(&format!("{body}.{c}"));
-    Ok(
-        Figure::new("Fig. 4b — generalized velocity of the small sphere (Example 2)")
+    // Components 1, 2, 3 along the world x, y, z axes (Unicode has no subscript y).
+    Ok(for_print(
+        Figure::new("Fig. 4b — velocity ν of the small sphere")
             .panel_height(420)
             .panel(
                 Panel::new("ν (m/s, rad/s)")
-                    .legend(super::Legend::LowerLeft)
-                    .series(Series::line("v_x", col("vx")?))
-                    .series(Series::line("v_y", col("vy")?))
-                    .series(Series::line("v_z", col("vz")?))
-                    .series(Series::line("ω_x", col("wx")?))
-                    .series(Series::line("ω_y", col("wy")?))
-                    .series(Series::line("ω_z", col("wz")?).with_color(7)),
+                    .subtitle("components 1, 2, 3 along world x, y, z")
+                    .legend(Legend::Outside)
+                    .series(Series::line("v₁", col("vx")?))
+                    .series(Series::line("v₂", col("vy")?))
+                    .series(Series::line("v₃", col("vz")?))
+                    .series(Series::line("ω₁", col("wx")?))
+                    .series(Series::line("ω₂", col("wy")?))
+                    .series(Series::line("ω₃", col("wz")?).with_color(7)),
             ),
-    )
+    ))
 }
 
 /// Column `column` of contact `k` divided by each row's step: the mean force over the step.
@@ -218,20 +269,22 @@ pub fn fig5(
         .collect();
     let sub = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
     let n = sub.get(number).copied().unwrap_or('ᵢ');
-    Ok(Figure::new(format!(
-        "Fig. 5{letter} — forces and sliding speed at contact {number} (Example 2)"
-    ))
-    .panel(
-        Panel::new("force (N)")
-            .from_zero()
-            .series(Series::line(format!("normal force λ{n}ₙ"), normal).with_color(0))
-            .series(Series::line("friction magnitude", friction).with_color(1))
-            .series(Series::dashed(format!("μ·λ{n}ₙ (μ = {mu})"), bound).with_color(6)),
-    )
-    .panel(
-        Panel::new("sliding speed (m/s)")
-            .from_zero()
-            .series(Series::line("sliding speed", slip).with_color(2)),
+    Ok(for_print(
+        Figure::new(format!("Fig. 5{letter} — contact {number}, Example 2"))
+            .panel(
+                Panel::new("force (N)")
+                    .from_zero()
+                    .legend(Legend::Outside)
+                    .series(Series::line(format!("normal λ{n}ₙ"), normal).with_color(0))
+                    .series(Series::line("friction", friction).with_color(1))
+                    .series(Series::dashed(format!("μ·λ{n}ₙ (μ = {mu})"), bound).with_color(6)),
+            )
+            .panel(
+                Panel::new("sliding speed (m/s)")
+                    .from_zero()
+                    .legend(Legend::Outside)
+                    .series(Series::line("sliding speed", slip).with_color(2)),
+            ),
     ))
 }
 
@@ -387,12 +440,14 @@ impl QuasiRun {
 
 /// Fig. 7c / 8c: the disc's centre `q = (x, y, θ)`.
 fn quasi_position(run: &QuasiRun, title: String) -> Result<Figure, PlotError> {
-    Ok(Figure::new(title).panel(
-        Panel::new("position (m), angle (rad)")
-            .legend(super::Legend::UpperRight)
-            .series(Series::line("q_x", run.column("disc.x")?).with_color(0))
-            .series(Series::line("q_y", run.column("disc.y")?).with_color(1))
-            .series(Series::dashed("θ", run.column("disc.theta")?).with_color(2)),
+    Ok(for_print(
+        Figure::new(title).panel(
+            Panel::new("position (m), angle (rad)")
+                .legend(Legend::Outside)
+                .series(Series::line("x", run.column("disc.x")?).with_color(0))
+                .series(Series::line("y", run.column("disc.y")?).with_color(1))
+                .series(Series::dashed("θ", run.column("disc.theta")?).with_color(2)),
+        ),
     ))
 }
 
@@ -401,27 +456,25 @@ fn quasi_position(run: &QuasiRun, title: String) -> Result<Figure, PlotError> {
 fn quasi_velocity(run: &QuasiRun, title: String, events: bool) -> Result<Figure, PlotError> {
     let vy = run.column("disc.vy")?;
     let mut panel = Panel::new("velocity (m/s, rad/s)")
-        .legend(super::Legend::LowerRight)
-        .series(Series::line("v_x", run.column("disc.vx")?).with_color(0))
-        .series(Series::line("v_y", vy.clone()).with_color(1))
+        .legend(Legend::Outside)
+        .series(Series::line("ẋ", run.column("disc.vx")?).with_color(0))
+        .series(Series::line("ẏ", vy.clone()).with_color(1))
         .series(Series::dashed("ω", run.column("disc.w")?).with_color(2));
     if events {
         let lo = vy.iter().map(|p| p.1).fold(0.0f64, f64::min);
         let hi = vy.iter().map(|p| p.1).fold(0.0f64, f64::max);
         let (touch, core) = run.events()?;
-        for (t, label, color) in [
-            (touch, "touches the layer", 7),
-            (core, "impact with the rigid core", 6),
-        ] {
+        for (t, label, color) in [(touch, "touch", 7), (core, "core", 6)] {
             if let Some(t) = t {
                 panel = panel.series(
-                    Series::dashed(format!("{label} ({t:.4} s)"), vec![(t, lo), (t, hi)])
+                    Series::dashed(format!("{label}, {t:.4} s"), vec![(t, lo), (t, hi)])
                         .with_color(color),
                 );
             }
         }
+        panel = panel.subtitle("dashed: touch of the layer; core impact");
     }
-    Ok(Figure::new(title).panel(panel))
+    Ok(for_print(Figure::new(title).panel(panel)))
 }
 
 /// Fig. 7e / 8a: kinetic, potential (gravity and the layer's spring) and total energy under
@@ -436,10 +489,11 @@ fn quasi_energy(euler: &QuasiRun, midpoint: &QuasiRun, title: String) -> Result<
         .flatten()
         .filter(|e| e.is_finite())
         .fold(0.0f64, f64::max);
-    // Room above the curves for the legend's six entries.
+    // The midpoint curves lie on the paper's within the line width: markers over them.
     let mut energy = Panel::new("energy (J)")
-        .legend(super::Legend::UpperRight)
-        .y_range(0.0, 1.6 * top.max(1e-9));
+        .legend(Legend::Outside)
+        .subtitle("lines: euler; markers: midpoint")
+        .y_range(0.0, 1.05 * top.max(1e-9));
     for (i, (column, name)) in [
         ("kinetic_energy", "kinetic"),
         ("potential_energy", "potential"),
@@ -449,26 +503,22 @@ fn quasi_energy(euler: &QuasiRun, midpoint: &QuasiRun, title: String) -> Result<
     .enumerate()
     {
         energy = energy
-            .series(Series::line(format!("{name} (euler)"), euler.column(column)?).with_color(i))
-            .series(
-                Series::dashed(format!("{name} (midpoint)"), midpoint.column(column)?)
-                    .with_color(i),
-            );
+            .series(Series::line(name, euler.column(column)?).with_color(i))
+            .series(Series::points("", every_nth(&midpoint.column(column)?, 60)).with_color(i));
     }
     let de = euler.drift()?;
     let (t0, t1) = (
         de.first().map_or(0.0, |p| p.0),
         de.last().map_or(1.0, |p| p.0),
     );
-    let drift = Panel::new("|ΔE| apart from core impact (J)")
-        .legend(super::Legend::LowerRight)
+    let drift = Panel::new("|ΔE| (J)")
+        .subtitle("change apart from the core impact")
+        .legend(Legend::Outside)
         .log_y()
-        .series(Series::line("euler (paper's scheme)", de).with_color(0))
+        .series(Series::line("euler", de).with_color(0))
         .series(Series::line("midpoint", midpoint.drift()?).with_color(3))
-        .series(
-            Series::dashed("paper's tolerance 1e-5 J", vec![(t0, 1e-5), (t1, 1e-5)]).with_color(6),
-        );
-    Ok(Figure::new(title).panel(energy).panel(drift))
+        .series(Series::dashed("paper's 1e-5 J", vec![(t0, 1e-5), (t1, 1e-5)]).with_color(6));
+    Ok(for_print(Figure::new(title).panel(energy).panel(drift)))
 }
 
 /// Writes Fig. 7a–e (δ_max = 0.05: the core is reached) and Fig. 8a–d (δ_max = 1: it is not)
@@ -479,41 +529,41 @@ pub fn example_3(out: &Path, plots: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let [core, core_mid, free, free_mid] = EXAMPLE_3_RUNS.map(|name| out.join(name));
     let (core, core_mid) = (QuasiRun::read(&core)?, QuasiRun::read(&core_mid)?);
     let (free, free_mid) = (QuasiRun::read(&free)?, QuasiRun::read(&free_mid)?);
-    let c7 = "δ_max = 0.05 m, core reached (Example 3)";
-    let c8 = "δ_max = 1 m, core not reached (Example 3)";
+    let c7 = "δₘₐₓ = 0.05 m";
+    let c8 = "δₘₐₓ = 1 m";
     let mut written = Vec::new();
     let mut put = |fig: Figure, stem: &str| -> Result<(), PlotError> {
         written.extend(save(&fig, plots, stem)?);
         Ok(())
     };
     put(
-        Figure::new(format!(
-            "Fig. 7a — non-penetration (rigid-core) force, {c7}"
-        ))
-        .panel(
-            Panel::new("force (N)").from_zero().series(
-                Series::line("core force p_nr / h", core.force("core_impulse")?).with_color(1),
+        for_print(
+            Figure::new(format!("Fig. 7a — core force, {c7}")).panel(
+                Panel::new("force (N)")
+                    .from_zero()
+                    .legend(Legend::Outside)
+                    .series(Series::line("pₙᵣ / h", core.force("core_impulse")?).with_color(1)),
             ),
         ),
         "fig7a_core_force",
     )?;
     put(
-        Figure::new(format!("Fig. 7b — spring force, {c7}")).panel(
-            Panel::new("force (N)").from_zero().series(
-                Series::line("spring force p_ns / h", core.force("spring_impulse")?).with_color(0),
+        for_print(
+            Figure::new(format!("Fig. 7b — spring force, {c7}")).panel(
+                Panel::new("force (N)")
+                    .from_zero()
+                    .legend(Legend::Outside)
+                    .series(Series::line("pₙₛ / h", core.force("spring_impulse")?).with_color(0)),
             ),
         ),
         "fig7b_spring_force",
     )?;
     put(
-        quasi_position(
-            &core,
-            format!("Fig. 7c — position of the disc's centre, {c7}"),
-        )?,
+        quasi_position(&core, format!("Fig. 7c — disc's centre, {c7}"))?,
         "fig7c_position",
     )?;
     put(
-        quasi_velocity(&core, format!("Fig. 7d — velocity of the disc, {c7}"), true)?,
+        quasi_velocity(&core, format!("Fig. 7d — velocity, {c7}"), true)?,
         "fig7d_velocity",
     )?;
     put(
@@ -525,33 +575,27 @@ pub fn example_3(out: &Path, plots: &Path) -> Result<Vec<PathBuf>, PlotError> {
         "fig8a_energy",
     )?;
     put(
-        Figure::new(format!("Fig. 8b — normal force, {c8}")).panel(
-            Panel::new("force (N)")
-                .from_zero()
-                .series(
-                    Series::line("spring force p_ns / h", free.force("spring_impulse")?)
-                        .with_color(0),
-                )
-                .series(
-                    Series::dashed("core force p_nr / h", free.force("core_impulse")?)
-                        .with_color(1),
-                ),
+        for_print(
+            Figure::new(format!("Fig. 8b — normal force, {c8}")).panel(
+                Panel::new("force (N)")
+                    .from_zero()
+                    .legend(Legend::Outside)
+                    .series(
+                        Series::line("spring pₙₛ / h", free.force("spring_impulse")?).with_color(0),
+                    )
+                    .series(
+                        Series::dashed("core pₙᵣ / h", free.force("core_impulse")?).with_color(1),
+                    ),
+            ),
         ),
         "fig8b_normal_force",
     )?;
     put(
-        quasi_position(
-            &free,
-            format!("Fig. 8c — position of the disc's centre, {c8}"),
-        )?,
+        quasi_position(&free, format!("Fig. 8c — disc's centre, {c8}"))?,
         "fig8c_position",
     )?;
     put(
-        quasi_velocity(
-            &free,
-            format!("Fig. 8d — velocity of the disc, {c8}"),
-            false,
-        )?,
+        quasi_velocity(&free, format!("Fig. 8d — velocity, {c8}"), false)?,
         "fig8d_velocity",
     )?;
     Ok(written)

@@ -74,6 +74,32 @@ impl Table {
         })
     }
 
+    /// Like [`read`](Self::read), but `None` for a file that is missing, empty, or cut before
+    /// the end of its header line: what a run interrupted early (or one whose `[output]` turned
+    /// the file off) leaves. A file with a whole header is read as [`read`](Self::read) does.
+    pub fn read_if_whole(path: &Path) -> Result<Option<Self>, PlotError> {
+        match std::fs::read(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(PlotError::io(path, "open the file", e)),
+            Ok(bytes) if !bytes.contains(&b'\n') => Ok(None),
+            Ok(_) => Self::read(path).map(Some),
+        }
+    }
+
+    /// A table of `path` with `header` and no rows.
+    pub fn empty(path: &Path, header: &[String]) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            header: header.to_vec(),
+            index: header
+                .iter()
+                .enumerate()
+                .map(|(i, h)| (h.clone(), i))
+                .collect(),
+            rows: Vec::new(),
+        }
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -173,18 +199,24 @@ pub struct RunData {
     pub dir: PathBuf,
     /// `trajectory.csv`.
     pub trajectory: Table,
-    /// `contacts.csv`.
+    /// `contacts.csv`; empty (no rows) when the run wrote none (interrupted before its header,
+    /// or `[output] contacts = false`), see [`RunData::notes`].
     pub contacts: Table,
-    /// `solver.csv`, if present.
+    /// `solver.csv`, if present with a whole header line.
     pub solver: Option<Table>,
+    /// What was missing or cut and left out, for the user to read.
+    pub notes: Vec<String>,
     /// `summary.json`, if present.
     pub summary: Option<serde_json::Value>,
 }
 
 impl RunData {
-    /// Reads the run in `dir`. `trajectory.csv` (with at least the initial state) and
-    /// `contacts.csv` must exist and be well formed; `solver.csv` and `summary.json` are read if
-    /// present. Errors name the file and the reason.
+    /// Reads the run in `dir`: the complete rows of each file (a last line cut by an
+    /// interrupted run is left out). `trajectory.csv` must have at least the initial state;
+    /// `contacts.csv` and `solver.csv` missing, empty or cut inside their header count as
+    /// having no rows (an interrupted run, or `[output]` turning them off: [`RunData::notes`]
+    /// says so); `summary.json` is read if present. Malformed files are refused, naming the
+    /// file, the line and the reason.
     pub fn read(dir: &Path) -> Result<Self, PlotError> {
         if !dir.is_dir() {
             let reason = if dir.exists() {
@@ -211,7 +243,21 @@ impl RunData {
         for col in ["t", "kinetic_energy", "potential_energy", "total_energy"] {
             trajectory.numbers(col)?;
         }
-        let contacts = Table::read(&dir.join(CONTACTS_FILE))?;
+        let mut notes = Vec::new();
+        let contacts_path = dir.join(CONTACTS_FILE);
+        let contacts = match Table::read_if_whole(&contacts_path)? {
+            Some(t) => t,
+            None => {
+                notes.push(format!(
+                    "{}: missing, empty or cut inside its header: no contact figures",
+                    contacts_path.display()
+                ));
+                Table::empty(
+                    &contacts_path,
+                    &crate::output::ContactsWriter::header(crate::output::BodyKind::Planar, false),
+                )
+            }
+        };
         for col in [
             "t",
             "contact",
@@ -225,13 +271,26 @@ impl RunData {
         contacts.text("body1")?;
         contacts.text("body2")?;
         let solver_path = dir.join(SOLVER_FILE);
-        let solver = if solver_path.exists() {
-            let t = Table::read(&solver_path)?;
-            t.numbers("t")?;
-            t.numbers("newton_iterations")?;
-            Some(t)
-        } else {
-            None
+        let solver = match Table::read_if_whole(&solver_path)? {
+            Some(t) if !t.is_empty() => {
+                t.numbers("t")?;
+                t.numbers("newton_iterations")?;
+                Some(t)
+            }
+            Some(_) => {
+                notes.push(format!(
+                    "{}: no complete row: no newton_iterations figure",
+                    solver_path.display()
+                ));
+                None
+            }
+            None => {
+                notes.push(format!(
+                    "{}: missing, empty or cut inside its header: no newton_iterations figure",
+                    solver_path.display()
+                ));
+                None
+            }
         };
         let summary_path = dir.join(SUMMARY_FILE);
         let summary = if summary_path.exists() {
@@ -261,6 +320,7 @@ impl RunData {
             contacts,
             solver,
             summary,
+            notes,
         })
     }
 
@@ -351,13 +411,16 @@ impl RunData {
     }
 
     /// The length of each step, by step number: its `t` minus the previous row's in
-    /// `trajectory.csv` (an impulse over it is the step's mean force).
+    /// `trajectory.csv` (an impulse over it is the step's mean force), divided by the steps
+    /// between the two rows when the run wrote every K-th step only (`[output] every`; all
+    /// steps of a run have the same length).
     pub fn step_lengths(&self) -> Result<HashMap<u64, f64>, PlotError> {
         let t = self.trajectory.numbers("t")?;
         let step = self.trajectory.numbers("step")?;
         let mut out = HashMap::with_capacity(t.len());
         for i in 1..t.len() {
-            out.insert(step[i] as u64, t[i] - t[i - 1]);
+            let between = step[i] - step[i - 1];
+            out.insert(step[i] as u64, (t[i] - t[i - 1]) / between);
         }
         Ok(out)
     }
@@ -376,6 +439,25 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    /// A run written every 7th step (`[output] every = 7`) still has steps of 0.01 s, and a
+    /// run without contacts.csv (`[output] contacts = false`) is read with a note.
+    #[test]
+    fn step_lengths_with_a_stride_and_no_contacts_file() {
+        let path = temp_file(
+            "trajectory.csv",
+            "step,t,kinetic_energy,potential_energy,total_energy\n\
+             0,0,1,0,1\n7,0.07,1,0,1\n14,0.14,1,0,1\n15,0.15,1,0,1\n",
+        );
+        let dir = path.parent().unwrap();
+        let run = RunData::read(dir).unwrap();
+        let h = run.step_lengths().unwrap();
+        for step in [7, 14, 15] {
+            assert!((h[&step] - 0.01).abs() < 1e-15, "step {step}: {}", h[&step]);
+        }
+        assert!(run.contacts.is_empty());
+        assert!(run.notes.iter().any(|n| n.contains("contacts.csv")));
     }
 
     #[test]

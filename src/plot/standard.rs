@@ -3,14 +3,17 @@
 //!
 //! | file | content |
 //! | --- | --- |
-//! | `energy` | kinetic, potential and total energy against time; below, the total energy's drift `|E − E₀|` on a log axis |
+//! | `energy` | kinetic, potential and total energy against time; below, the total energy's change `E − E₀` (signed, linear: a gain is told from a loss) and its size `|E − E₀|` on a log axis |
 //! | `velocity_<body>` | per moving body: linear velocity components (m/s), and angular velocity (rad/s) |
-//! | `contact_<k>` | per contact: normal and friction impulse with `μ·p_n` dashed over the friction magnitude (N·s), torsion in 3D, spring and core impulses for quasi-rigid contacts; slip speed (m/s); gap on a log axis (m) |
+//! | `contact_<k>` | per contact: normal and friction impulse with `μ·p_n` dashed over the friction magnitude (N·s), spring and core impulses for quasi-rigid contacts; torsional impulse in 3D on its own axis (N·m·s); slip speed (m/s); gap on a log axis (m), or linear and labelled "closed" for a contact whose gap never opens |
 //! | `newton_iterations` | Newton iterations and retries per step; the step's natural residual on a log axis |
 //!
 //! `μ` comes from `summary.json` (`contacts[].mu`); without it (a run interrupted before its
 //! summary, or one written before that key existed) the `μ·p_n` curve is left out and the
-//! report says so. Likewise without `solver.csv` there is no `newton_iterations` figure.
+//! report says so. Likewise without rows in `solver.csv` there is no `newton_iterations`
+//! figure, and without `contacts.csv` no contact figure: an interrupted run is drawn from its
+//! complete rows. The figures of a previous `plot` of the same run (the files named above) are
+//! removed first, so `plots/` never mixes two runs.
 
 use super::figure::{Figure, Panel, Series, save};
 use super::run_data::RunData;
@@ -39,9 +42,48 @@ pub fn plot_run(run_dir: &Path) -> Result<PlotReport, PlotError> {
     plot_run_data(&run, &run_dir.join(PLOTS_DIR))
 }
 
-/// The standard figures of `run`, written into `out`.
+/// True for a file a previous [`plot_run_data`] wrote: `energy`, `velocity_*`, `contact_*` or
+/// `newton_iterations`, as `.svg` or `.png`.
+fn is_standard_figure(name: &str) -> bool {
+    let Some(stem) = name
+        .strip_suffix(".svg")
+        .or_else(|| name.strip_suffix(".png"))
+    else {
+        return false;
+    };
+    stem == "energy"
+        || stem == "newton_iterations"
+        || stem.starts_with("velocity_")
+        || stem.starts_with("contact_")
+}
+
+/// Removes the standard figures of a previous plot from `out` (a rerun of the run may have
+/// fewer bodies or contacts; their old figures would look current). Other files stay.
+fn remove_previous_figures(out: &Path) -> Result<(), PlotError> {
+    let entries = match std::fs::read_dir(out) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(PlotError::io(out, "list the directory", e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| PlotError::io(out, "list the directory", e))?;
+        let name = entry.file_name();
+        if is_standard_figure(&name.to_string_lossy()) {
+            let path = entry.path();
+            std::fs::remove_file(&path)
+                .map_err(|e| PlotError::io(&path, "remove the previous figure", e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The standard figures of `run`, written into `out` (after removing those of a previous plot).
 pub fn plot_run_data(run: &RunData, out: &Path) -> Result<PlotReport, PlotError> {
-    let mut report = PlotReport::default();
+    let mut report = PlotReport {
+        notes: run.notes.clone(),
+        ..PlotReport::default()
+    };
+    remove_previous_figures(out)?;
     let name = run.name();
     report
         .written
@@ -78,16 +120,11 @@ pub fn plot_run_data(run: &RunData, out: &Path) -> Result<PlotReport, PlotError>
             missing_mu.join(", ")
         ));
     }
-    match &run.solver {
-        Some(_) => {
-            report
-                .written
-                .extend(save(&solver_figure(run, &name)?, out, "newton_iterations")?)
-        }
-        None => report.notes.push(format!(
-            "{}: no solver.csv: no newton_iterations figure",
-            run.dir.display()
-        )),
+    // Without solver rows `RunData::notes` already says why there is no such figure.
+    if run.solver.is_some() {
+        report
+            .written
+            .extend(save(&solver_figure(run, &name)?, out, "newton_iterations")?);
     }
     Ok(report)
 }
@@ -98,7 +135,8 @@ pub fn energy_figure(run: &RunData, name: &str) -> Result<Figure, PlotError> {
     let pe = run.trajectory_series("potential_energy")?;
     let te = run.trajectory_series("total_energy")?;
     let e0 = te.first().map_or(f64::NAN, |p| p.1);
-    let drift: Vec<(f64, f64)> = te.iter().map(|&(t, e)| (t, (e - e0).abs())).collect();
+    let change: Vec<(f64, f64)> = te.iter().map(|&(t, e)| (t, e - e0)).collect();
+    let drift: Vec<(f64, f64)> = change.iter().map(|&(t, d)| (t, d.abs())).collect();
     Ok(Figure::new(format!("{name}: energy"))
         .panel(
             Panel::new("energy (J)")
@@ -107,9 +145,14 @@ pub fn energy_figure(run: &RunData, name: &str) -> Result<Figure, PlotError> {
                 .series(Series::dashed("total", te).with_color(6)),
         )
         .panel(
+            Panel::new("E − E₀ (J)")
+                .subtitle("total energy change: > 0 gained, < 0 lost")
+                .series(Series::line("E − E₀", change).with_color(6)),
+        )
+        .panel(
             Panel::new("|E − E₀| (J)")
                 .log_y()
-                .series(Series::line("total energy drift", drift).with_color(6)),
+                .series(Series::line("|E − E₀| (0 not shown)", drift).with_color(6)),
         ))
 }
 
@@ -160,10 +203,15 @@ pub fn contact_figure(
         impulses =
             impulses.series(Series::dashed(format!("μ·p_n (μ = {mu})"), bound).with_color(6));
     }
+    // Torsion is a moment (N·m·s): its own axis, not the impulses' N·s.
+    let mut torsion = None;
     if run.contacts.has("torsion_impulse") {
         let pr = run.contact_series(k, "torsion_impulse")?;
         if pr.iter().any(|p| p.1 != 0.0 && p.1.is_finite()) {
-            impulses = impulses.series(Series::line("torsion p_r (N·m·s)", pr).with_color(3));
+            torsion = Some(
+                Panel::new("torsion (N·m·s)")
+                    .series(Series::line("torsional impulse p_r", pr).with_color(3)),
+            );
         }
     }
     // Quasi-rigid contacts: the spring and rigid-core parts of the normal impulse.
@@ -178,23 +226,35 @@ pub fn contact_figure(
             }
         }
     }
-    Ok(
-        Figure::new(format!("{name}: contact {k} ({body1} – {body2})"))
-            .panel(impulses)
-            .panel(
-                Panel::new("slip speed (m/s)")
-                    .from_zero()
-                    .series(Series::line(
-                        "slip speed",
-                        run.contact_series(k, "slip_speed")?,
-                    )),
-            )
-            .panel(
-                Panel::new("gap (m; 0 not shown)")
-                    .log_y()
-                    .series(Series::line("gap", run.contact_series(k, "gap")?).with_color(2)),
-            ),
-    )
+    let mut fig = Figure::new(format!("{name}: contact {k} ({body1} – {body2})")).panel(impulses);
+    if let Some(torsion) = torsion {
+        fig = fig.panel(torsion);
+    }
+    Ok(fig
+        .panel(
+            Panel::new("slip speed (m/s)")
+                .from_zero()
+                .series(Series::line(
+                    "slip speed",
+                    run.contact_series(k, "slip_speed")?,
+                )),
+        )
+        .panel(gap_panel(run.contact_series(k, "gap")?)))
+}
+
+/// The gap on a log axis while it opens; a contact whose gap never rises above zero (closed,
+/// or compressed into its layer) has nothing to show on a log axis, so its signed gap is drawn
+/// on a linear one, labelled as closed.
+fn gap_panel(gap: Vec<(f64, f64)>) -> Panel {
+    if gap.iter().any(|&(_, g)| g > 0.0 && g.is_finite()) {
+        Panel::new("gap (m, log; ≤ 0 not shown)")
+            .log_y()
+            .series(Series::line("gap", gap).with_color(2))
+    } else {
+        Panel::new("gap (m)")
+            .subtitle("closed throughout: the gap never opens (≤ 0: overlap or layer compression)")
+            .series(Series::line("signed gap", gap).with_color(2))
+    }
 }
 
 /// Newton iterations and retries per step, and the residual of each step's solve.

@@ -500,9 +500,12 @@ fn build_part<S: FileSpace>(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPar
     })
 }
 
+/// The friction of `f`; an `e_r` left out is [`E_R_UNSET`] until [`default_torsion`] resolves
+/// it for each pair of bodies.
 fn friction(cx: Ctx, f: &FrictionSpec, path: &str, owner: &str) -> R<Friction> {
-    let friction = Friction::elliptic(f.mu, f.e_t, f.e_o, f.e_r);
-    for (key, v) in [("mu", f.mu), ("e_t", f.e_t), ("e_o", f.e_o), ("e_r", f.e_r)] {
+    let e_r = f.e_r.unwrap_or(E_R_UNSET);
+    let friction = Friction::elliptic(f.mu, f.e_t, f.e_o, e_r);
+    for (key, v) in [("mu", f.mu), ("e_t", f.e_t), ("e_o", f.e_o), ("e_r", e_r)] {
         cx.finite(v, &format!("{path}.{key}"))?;
     }
     friction
@@ -686,17 +689,19 @@ fn check_overlaps<S: Space + Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
                     }
                     let which = format!(
                         "bodies `{}` (body[{i}].part[{a}]) and `{}` (body[{j}].part[{b}])",
-                        bi.name, bj.name
+                        cut(&bi.name),
+                        cut(&bj.name)
                     );
                     match proximity(pa, &bi.pose, pb, &bj.pose, &settings) {
                         Ok(p) if p.state == ContactState::Intersecting => {
+                            let depth = overlap_depth(pa, &bi.pose, pb, &bj.pose, &p.point_a);
                             return Err(cx.err(
                                 format!("body[{field}].position"),
                                 ErrorKind::Overlap,
                                 format!(
-                                    "{which} overlap at t = 0 (depth {:.3e}); they may touch \
-                                     but not overlap",
-                                    p.depth.unwrap_or(f64::NAN)
+                                    "{which} overlap at t = 0, by about {} m (penetration \
+                                     depth); they may touch but not overlap",
+                                    four_digits(depth)
                                 ),
                             ));
                         }
@@ -714,6 +719,41 @@ fn check_overlaps<S: Space + Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// `x` to four significant digits, shortest form (`0.5`, not `5.000e-1`).
+fn four_digits(x: f64) -> String {
+    let rounded: f64 = format!("{x:.3e}").parse().unwrap_or(x);
+    crate::output::format_f64(rounded)
+}
+
+/// `x` to twelve significant digits, shortest form: `n·h` without its rounding noise
+/// (`0.816`, not `0.8160000000000001`).
+fn twelve_digits(x: f64) -> String {
+    let rounded: f64 = format!("{x:.11e}").parse().unwrap_or(x);
+    crate::output::format_f64(rounded)
+}
+
+/// The penetration depth in metres of two overlapping parts, from a point `x` inside both (the
+/// deepest common point of the proximity query): the depth of `x` below each part's surface
+/// along its normal ([`crate::geometry::depth_below_surface`], the least over an intersection's
+/// functions), summed. Exact for two balls or a ball and a half-space (`x` then lies on the line
+/// of the centres or the normal through the centre); an estimate of the same scale otherwise,
+/// never a value of an implicit function, whose scale depends on the shape.
+fn overlap_depth<S: Space>(
+    a: &ConvexPart<S>,
+    pa: &Pose<S>,
+    b: &ConvexPart<S>,
+    pb: &Pose<S>,
+    x: &S::Vector,
+) -> f64 {
+    let depth = |part: &ConvexPart<S>, pose: &Pose<S>| {
+        part.functions()
+            .iter()
+            .map(|f| crate::geometry::depth_below_surface(f, pose, x).max(0.0))
+            .fold(f64::INFINITY, f64::min)
+    };
+    depth(a, pa) + depth(b, pb)
 }
 
 /// True if the bounding balls of the two parts are clearly disjoint (skips a proximity solve).
@@ -748,6 +788,27 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
             "simulation.duration",
             ErrorKind::InvalidValue,
             format!("must be ≥ 0, got {duration}"),
+        ));
+    }
+    // Every step has the same length h (the steppers' warm starts, extrapolations and RATTLE's
+    // kicks assume it), so a run takes n = T/h whole steps and ends at t = n·h; a duration that
+    // is no whole number of steps would end elsewhere than asked, so it is refused. The slack,
+    // 10⁻⁹ of the step count, absorbs the rounding of decimal inputs (5 / 0.01).
+    let ratio = duration / h;
+    let whole = ratio.round();
+    if (ratio - whole).abs() > 1e-9 * whole.max(1.0) {
+        let below = (ratio.floor() * h).max(0.0);
+        let above = ratio.ceil() * h;
+        return Err(cx.err(
+            "simulation.duration",
+            ErrorKind::InvalidValue,
+            format!(
+                "{duration} s is not a whole number of time steps of {h} s ({ratio} steps); a \
+                 run takes duration / time_step steps of exactly time_step, so choose a \
+                 multiple of it, e.g. {} or {} s",
+                twelve_digits(below),
+                twelve_digits(above)
+            ),
         ));
     }
     let gravity = cx.vector::<S>(&sim.gravity, "simulation.gravity")?;
@@ -797,7 +858,7 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
                 ErrorKind::DuplicateName,
                 format!(
                     "`{}` is already the name of body[{k}]; names must be unique",
-                    spec.name
+                    cut(&spec.name)
                 ),
             ));
         }
@@ -813,13 +874,14 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
                 let names: Vec<String> = scene
                     .bodies
                     .iter()
-                    .map(|b| format!("`{}`", b.name))
+                    .map(|b| format!("`{}`", cut(&b.name)))
                     .collect();
                 return Err(cx.err(
                     format!("{path}.{key}"),
                     ErrorKind::UnknownBody,
                     format!(
-                        "no body is named `{name}` (the bodies: {})",
+                        "no body is named `{}` (the bodies: {})",
+                        cut(name),
                         names.join(", ")
                     ),
                 ));
@@ -841,12 +903,146 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
             .with_pair_friction(&pair.body1, &pair.body2, f)
             .map_err(|e| cx.model(e, &path, &path))?;
     }
+    check_layers(cx, &scene)?;
     check_overlaps(cx, &scene)?;
+    if S::DIM == 3 {
+        default_torsion(file, &mut scene);
+    }
     Ok(scene)
 }
 
+/// The `e_r` of a friction entry that leaves it out, until [`default_torsion`] replaces it
+/// (3D); in 2D, where there is no torsion, it stays (and `summary.json` reports 1).
+const E_R_UNSET: f64 = 1.0;
+
+/// `e_r` relative to the bodies' size when no entry that applies gives it (see the module
+/// docs, "Friction"): `0.3 ×` the smaller bounding radius of the two bodies — the ratio of the
+/// paper's Example 2 (`e_r = 0.3` for its unit sphere). A body's radius is its smallest part's
+/// (bounding ball about the part's interior point); a body without a bounded part (a ground
+/// half-space) does not count, and a pair with neither keeps 1 m. Each such pair gets its own
+/// `[[pair]]`-like entry, so `Scene::friction_between` (and `summary.json`) give the value.
+fn default_torsion<S: Dynamics>(file: &ScenarioFile, scene: &mut Scene<S>) {
+    let radius = |b: usize| {
+        scene.bodies[b]
+            .shape
+            .parts()
+            .iter()
+            .filter_map(|p| p.bounding_radius())
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.min(r))))
+    };
+    let mut added = Vec::new();
+    for i in 0..scene.bodies.len() {
+        for j in i + 1..scene.bodies.len() {
+            let (bi, bj) = (&scene.bodies[i], &scene.bodies[j]);
+            if bi.fixed && bj.fixed {
+                continue;
+            }
+            let named = |p: &super::schema::PairSpec| {
+                (p.body1 == bi.name && p.body2 == bj.name)
+                    || (p.body1 == bj.name && p.body2 == bi.name)
+            };
+            let spec_of = |b: &crate::model::RigidBody<S>| {
+                file.body
+                    .iter()
+                    .find(|s| s.name == b.name)
+                    .and_then(|s| s.friction)
+            };
+            let given = match file.pair.iter().find(|p| named(p)) {
+                Some(p) => p.e_r.is_some(),
+                None => match (spec_of(bi), spec_of(bj)) {
+                    (Some(a), Some(b)) => a.e_r.is_some() && b.e_r.is_some(),
+                    (Some(a), None) | (None, Some(a)) => a.e_r.is_some(),
+                    (None, None) => file.friction.e_r.is_some(),
+                },
+            };
+            if given {
+                continue;
+            }
+            let size = match (radius(i), radius(j)) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => continue,
+            };
+            let mut friction = scene.friction_between(i, j);
+            friction.e_r = 0.3 * size;
+            added.push((i, j, friction));
+        }
+    }
+    for (i, j, friction) in added {
+        let (n1, n2) = (scene.bodies[i].name.clone(), scene.bodies[j].name.clone());
+        match scene
+            .pair_friction
+            .iter_mut()
+            .find(|p| (p.body1 == n1 && p.body2 == n2) || (p.body1 == n2 && p.body2 == n1))
+        {
+            Some(p) => p.friction = friction,
+            None => scene.pair_friction.push(crate::model::PairFriction {
+                body1: n1,
+                body2: n2,
+                friction,
+            }),
+        }
+    }
+}
+
+/// A contact has one compliant side (paper §5.1): two bodies with layers, not both fixed, are
+/// refused here, with the second one's `layer` as the field, rather than when the stepper first
+/// meets their contact.
+fn check_layers<S: Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
+    let layered: Vec<usize> = (0..scene.bodies.len())
+        .filter(|&b| scene.bodies[b].layer.is_some())
+        .collect();
+    for (k, &i) in layered.iter().enumerate() {
+        for &j in &layered[k + 1..] {
+            if scene.bodies[i].fixed && scene.bodies[j].fixed {
+                continue;
+            }
+            return Err(cx.err(
+                format!("body[{j}].layer"),
+                ErrorKind::InvalidValue,
+                format!(
+                    "body `{}` (body[{i}]) has a compliant layer too; a contact has one \
+                     compliant side (paper §5.1), so of two bodies that may touch at most one \
+                     has a layer: remove one",
+                    cut(&scene.bodies[i].name)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `name` for a message: whole up to 60 characters, else its start and its length, so that a
+/// huge name is never echoed whole.
+pub(crate) fn cut(name: &str) -> String {
+    const KEEP: usize = 60;
+    let count = name.chars().count();
+    if count <= KEEP {
+        name.to_string()
+    } else {
+        let head: String = name.chars().take(KEEP).collect();
+        format!("{head}… ({count} characters)")
+    }
+}
+
+/// The longest scenario name, in bytes: a folder name's limit on common file systems
+/// (`NAME_MAX`, 255 on Linux, macOS and Windows).
+const NAME_LIMIT: usize = 255;
+
 /// `name` is usable as a folder name on every platform.
 fn check_name(cx: Ctx, name: &str) -> R<()> {
+    if name.len() > NAME_LIMIT {
+        return Err(cx.err(
+            "name",
+            ErrorKind::InvalidValue,
+            format!(
+                "`{}` is {} bytes long; it names the output folder, and a folder name has at \
+                 most {NAME_LIMIT} bytes",
+                cut(name),
+                name.len()
+            ),
+        ));
+    }
     let ok = !name.is_empty()
         && name != "."
         && name != ".."
@@ -860,8 +1056,9 @@ fn check_name(cx: Ctx, name: &str) -> R<()> {
             "name",
             ErrorKind::InvalidValue,
             format!(
-                "`{name}` cannot name the output folder: use letters, digits, `_`, `-` and `.` \
-                 only"
+                "`{}` cannot name the output folder: use letters, digits, `_`, `-` and `.` \
+                 only",
+                cut(name)
             ),
         ))
     }
@@ -893,7 +1090,22 @@ impl ScenarioFile {
             )
         })?;
         let lcp = lcp_settings(cx, self, &scene)?;
+        if self.output.every == 0 {
+            return Err(cx.err(
+                "output.every",
+                ErrorKind::InvalidValue,
+                "must be ≥ 1 (1 writes every step)",
+            ));
+        }
+        if self.output.max_output_mb == Some(0) {
+            return Err(cx.err(
+                "output.max_output_mb",
+                ErrorKind::InvalidValue,
+                "must be ≥ 1 (megabytes)",
+            ));
+        }
         Ok(Scenario {
+            text: None,
             lcp,
             name: self.name.clone(),
             description: self.description.clone(),
@@ -945,11 +1157,25 @@ fn lcp_settings(cx: Ctx, file: &ScenarioFile, scene: &AnyScene) -> R<crate::step
         };
         let index = |name: &str| file.body.iter().position(|b| b.name == name).unwrap_or(0);
         result.map_err(|e| match &e {
-            LcpError::NoVertices { body1, part1, .. } => cx.err(
-                format!("body[{}].part[{part1}]", index(body1)),
-                ErrorKind::InvalidValue,
-                e.to_string(),
-            ),
+            // Neither part has vertices: point at the moving body's (the ground is rarely the
+            // part to change).
+            LcpError::NoVertices {
+                body1,
+                part1,
+                body2,
+                part2,
+            } => {
+                let (body, part) = if file.body[index(body1)].fixed {
+                    (body2, part2)
+                } else {
+                    (body1, part1)
+                };
+                cx.err(
+                    format!("body[{}].part[{part}]", index(body)),
+                    ErrorKind::InvalidValue,
+                    e.to_string(),
+                )
+            }
             LcpError::Polytope { body, part, .. } => cx.err(
                 format!("body[{}].part[{part}]", index(body)),
                 ErrorKind::InvalidValue,

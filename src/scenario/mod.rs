@@ -24,7 +24,11 @@
 //!
 //! # The format
 //!
-//! A complete 3D example (every key shown; optional ones say their default):
+//! A complete 3D example: every key is shown, optional ones say their default, and it runs as
+//! written (`implicit-contact run demo.toml`: a dumbbell with a compliant layer spinning on
+//! its round end; `tests/docs_examples.rs` parses and runs every TOML block of these docs and
+//! of the README). Keys in comments are alternatives that cannot be combined with the lines
+//! shown.
 //!
 //! ```toml
 //! name = "demo"                  # names the output folder DIR/<name>/: letters, digits, _ - .
@@ -33,60 +37,63 @@
 //!
 //! [simulation]
 //! time_step = 0.01               # h > 0 (s)
-//! duration = 2.0                 # T ≥ 0 (s)
+//! duration = 2.0                 # T ≥ 0 (s), a whole number of steps: the run takes T/h steps
 //! stepper = "implicit"           # optional: "implicit" (default) or "lcp"
 //! integrator = "euler"           # optional: "euler" (the paper's, default), "midpoint", "rattle"
-//! energy_projection = true       # optional, only with "rattle": default true
+//! # energy_projection = true     # optional, only with "rattle": default true
 //! gyroscopic = "implicit"        # optional, 3D euler/midpoint only: "implicit" (default),
 //!                                #   "midpoint", "explicit" (the paper's eq. 21); see model::Gyroscopic
-//! gravity = [0.0, 0.0, -9.81]    # one entry per dimension; required (write zeros for none)
+//! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
-//! tolerance = 1e-10
+//! tolerance = 1e-10              # natural residual of the step's MCP (its rows' own units)
 //! order = ["path_search", "fischer_burmeister", "levenberg_marquardt"]
 //! path = { major_iteration_limit = 500 }
 //!
-//! [friction]                     # the scene default (paper eq. 5)
-//! mu = 0.3                       # μ ≥ 0
-//! e_t = 1.0                      # optional, default 1 (all e > 0)
-//! e_o = 1.0                      # optional, default 1
-//! e_r = 0.3                      # optional, default 1 (torsion, a length; 3D)
+//! [friction]                     # the scene default (paper eq. 5; see "Friction" below)
+//! mu = 0.3                       # μ ≥ 0 (dimensionless)
+//! e_t = 1.0                      # optional, default 1 (> 0, dimensionless)
+//! e_o = 1.0                      # optional, default 1 (> 0, dimensionless; 3D)
+//! e_r = 0.3                      # optional (> 0, m; 3D): default 0.3 × the smaller body's radius
 //!
 //! [[body]]
-//! name = "ground"
+//! name = "ground"                # unique; names the trajectory columns (<name>.x, …)
 //! fixed = true                   # optional, default false; a fixed body needs no mass/inertia
-//! position = [0.0, 0.0, 0.0]
+//! position = [0.0, 0.0, 0.0]     # m, world frame
 //! [[body.part]]                  # a body is a union of convex parts…
 //! [[body.part.function]]         # …each the intersection of one or more functions f ≤ 0
 //! shape = "half_space"           # normal · ξ ≤ offset
-//! normal = [0.0, 0.0, 1.0]
-//! offset = 0.0
+//! normal = [0.0, 0.0, 1.0]       # any length ≠ 0 (dimensionless)
+//! offset = 0.0                   # m (along the unit normal)
 //!
 //! [[body]]
 //! name = "dumbbell"
-//! mass = 2.0                     # m > 0 (moving bodies)
-//! inertia = [0.5, 0.5, 0.2]      # 3D: principal [Ixx, Iyy, Izz] or [[..], [..], [..]]; 2D: one number
-//! position = [0.0, 0.0, 1.0]     # the body origin = the centre of mass
+//! mass = 2.0                     # kg, > 0 (moving bodies)
+//! inertia = [0.5, 0.5, 0.2]      # kg·m² about the body origin, body frame: 3D principal
+//!                                #   [Ixx, Iyy, Izz] or [[..], [..], [..]]; 2D one number
+//! position = [0.0, 0.0, 1.0]     # m: the body origin = the centre of mass
 //! orientation = [1.0, 0.0, 0.0, 0.0]  # optional: 3D unit quaternion [w, x, y, z]; 2D angle (rad)
-//! velocity = [1.0, 0.0, 0.0]     # optional, default 0
-//! angular_velocity = [0.0, 0.0, 1.0]  # optional, world frame; 2D one number
-//! force = [0.0, 0.0, 0.0]        # optional constant applied force (world frame), besides gravity
-//! torque = [0.0, 0.0, 0.0]       # optional constant applied torque about the origin; 2D one number
-//! friction = { mu = 0.5 }        # optional body default (two bodies' defaults combine)
-//! # optional compliant layer around a rigid core (quasi-rigid body, paper §5): stiffness and
-//! # damping per direction (normal, tangents) or as a full symmetric matrix; the core is
-//! # reached at max_deflection. At most one body of a contact may have one.
+//! velocity = [0.1, 0.0, 0.0]     # optional, m/s, default 0
+//! angular_velocity = [0.0, 0.0, 1.0]  # optional, rad/s, world frame; 2D one number
+//! force = [0.0, 0.0, 0.0]        # optional constant applied force (N, world frame), besides gravity
+//! torque = [0.0, 0.0, 0.0]       # optional constant applied torque (N·m) about the origin; 2D one number
+//! friction = { mu = 0.5 }        # optional body default, keys as [friction] (two bodies' combine)
+//! # optional compliant layer around a rigid core (quasi-rigid body, paper §5): stiffness (N/m)
+//! # and damping (N·s/m) per direction (normal, tangents) or as a full symmetric matrix; the
+//! # core is reached at max_deflection (m). At most one of two bodies that may touch has one.
 //! layer = { stiffness = [1000.0, 800.0, 800.0], damping = [0.0, 0.0, 0.0], max_deflection = 0.05 }
 //! [[body.part]]
 //! [[body.part.function]]
-//! shape = "sphere"               # circle | sphere: radius
+//! shape = "sphere"               # circle | sphere: radius (m)
 //! radius = 0.5
-//! position = [0.0, 0.0, -0.5]    # optional placement of the function in the part's frame
+//! position = [0.0, 0.0, -0.5]    # optional placement of the function in the part's frame (m)
+//! orientation = [1.0, 0.0, 0.0, 0.0]  # optional, likewise: 3D unit quaternion, 2D angle (rad)
 //! [[body.part]]                  # a second part: an intersection of two functions
-//! position = [0.0, 0.0, 0.5]     # optional placement of the part in the body frame
+//! position = [0.0, 0.0, 0.5]     # optional placement of the part in the body frame (m)
+//! orientation = [1.0, 0.0, 0.0, 0.0]  # optional, likewise
 //! [[body.part.function]]
-//! shape = "superellipsoid"       # ellipse | ellipsoid: semi_axes; superellipse | superellipsoid: + exponent ≥ 2
-//! semi_axes = [0.5, 0.5, 0.3]
+//! shape = "superellipsoid"       # ellipse | ellipsoid: semi_axes (m); superellipse |
+//! semi_axes = [0.5, 0.5, 0.3]    #   superellipsoid: + exponent ≥ 2 (dimensionless)
 //! exponent = 4.0
 //! [[body.part.function]]
 //! shape = "half_space"
@@ -94,26 +101,71 @@
 //! offset = 0.1
 //! [[body.part]]                  # a whole part from a constructor
 //! kind = "box"                   # box (2D too) | polygon (2D) | polyhedron (3D) | cylinder (3D)
-//! half_extents = [0.1, 0.1, 0.8]
-//! # kind = "polygon",    vertices = [[x, y], …] counter-clockwise
-//! # kind = "polyhedron", planes = [{ normal = [..], offset = .. }, …]
-//! # kind = "cylinder",   radius = .., half_height = ..   (axis along the part's z)
+//! half_extents = [0.1, 0.1, 0.8] # m
+//! # kind = "polygon",    vertices = [[x, y], …] counter-clockwise (m)
+//! # kind = "polyhedron", planes = [{ normal = [..], offset = .. }, …] (offset in m)
+//! # kind = "cylinder",   radius = .., half_height = ..   (m; axis along the part's z)
 //! # shape = "infinite_cylinder", radius = ..             (3D function, axis along its z)
 //!
 //! [[pair]]                       # optional: friction between two named bodies, overriding all
 //! body1 = "ground"
 //! body2 = "dumbbell"
-//! mu = 0.2                       # e_t, e_o, e_r optional, default 1
+//! mu = 0.2                       # e_t, e_o, e_r optional, defaults as in [friction]
 //!
-//! [output]                       # optional: which files a run writes (summary.json always)
-//! trajectory = true              # default true
-//! contacts = true                # default true
+//! [output]                       # optional: what a run writes (summary.json always)
+//! trajectory = true              # trajectory.csv, default true
+//! contacts = true                # contacts.csv, default true
+//! solver = true                  # solver.csv, default true
+//! every = 1                      # write every K-th step (and the last), default 1
+//! max_output_mb = 500            # refuse a run expected to write more (MB), default 500
 //!
 //! [lcp]                          # optional: the LCP stepper (used when stepper = "lcp")
 //! vertices = 1000                # circle → regular N-gon; sphere → icosphere with ≥ N vertices (default 100)
 //! friction_directions = 8        # per contact: 2D exactly 2; 3D ≥ 3 (default 8)
-//! margin = 1e-3                  # vertices within this gap at a step's start are contacts (default 1e-3)
+//! margin = 1e-3                  # m: vertices within this gap at a step's start are contacts (default 1e-3)
 //! ```
+//!
+//! **Units.** SI throughout: metres, kilograms, seconds, radians; forces in newtons, torques in
+//! N·m, stiffness in N/m, damping in N·s/m. Nothing is converted: a scene in millimetres must
+//! scale every key (and `gravity`) itself.
+//!
+//! **Steps.** Every step has the same length `h = time_step`; a run takes `n = duration /
+//! time_step` steps and ends at `t = n h` exactly. `duration` must therefore be a whole number
+//! of steps (up to a rounding of 10⁻⁹ of a step, so `5.0 / 0.01` is 500 steps): any other value
+//! is refused at `simulation.duration` with the two nearest valid durations, rather than
+//! silently running past `T` or shortening a step (the steppers' warm starts and the second-
+//! order integrator assume equal steps). `duration = 0` runs no step: the files hold the
+//! initial state and `summary.json` zero statistics. `run --duration` and `--time-step` are
+//! checked together.
+//!
+//! **Poses and `orientation`.** A body's `position` and `orientation` place its frame (origin
+//! at the centre of mass) in the world; a part's place the part in the body frame; a function's
+//! place it in its part's frame (so a sphere off-centre, a tilted half-space). In 2D an
+//! orientation is an angle in radians (counter-clockwise), in 3D a unit quaternion `[w, x, y,
+//! z]` (norm 1 within 10⁻⁹; `[1, 0, 0, 0]` is no rotation). Every placement is optional and
+//! defaults to none. `velocity` is the centre of mass's, `angular_velocity` is in the world
+//! frame.
+//!
+//! **Friction.** A contact's friction obeys the paper's elliptic law (eq. 5): the impulses
+//! `p_t`, `p_o` along the two tangent directions (N·s) and the torsional impulse `p_r` about
+//! the normal (N·m·s) stay in the ellipsoid `(p_t/e_t)² + (p_o/e_o)² + (p_r/e_r)² ≤ μ² p_n²`.
+//! `e_t` and `e_o` scale the sliding friction along the tangents (dimensionless: `e_t = e_o =
+//! 1` is isotropic Coulomb friction of coefficient `μ`; in 2D only `e_t` matters). `e_r` is a
+//! length: the largest torsional moment is `μ e_r` times the normal force, the moment a ring of
+//! radius `e_r` would carry, so it stands for the size of the contact patch. Left out in 3D,
+//! it is `0.3 ×` the bounding radius of the smaller of the two bodies (its smallest part's;
+//! a body without a bounded part, such as a ground half-space, does not count; 1 m if neither
+//! has one) — the paper's own ratio (`e_r = 0.3` for its unit sphere) — so a 0.1 m ball gets
+//! 0.03 m, not a torsional grip that stops its spin. `summary.json` lists the value each
+//! contact used. Which entry applies: a `[[pair]]` for the two bodies, else the bodies' own
+//! `friction` defaults (both: the geometric mean of each parameter), else `[friction]`.
+//!
+//! **Output volume.** Before a run starts its CSV output is estimated (rows of the trajectory
+//! and solver log exactly; one contact row per moving body per step; 20 bytes per field); a run
+//! expected to write more than `[output] max_output_mb` megabytes (default 500) is refused at
+//! `simulation.duration`, naming the estimate and the ways out (`[output] every = K`, files
+//! turned off, a higher limit, or `run --force`). `every = K` writes steps `0, K, 2K, …` and
+//! the last; `summary.json` covers every step whatever `K`.
 //!
 //! **One scene, two formulations.** `stepper = "lcp"` runs the same bodies with the
 //! Stewart–Trinkle LCP stepper ([`crate::stepper::lcp`]): circles and spheres become polygons
@@ -229,6 +281,9 @@ pub struct Scenario {
     pub duration: f64,
     /// The file's content, to write the scenario back ([`ScenarioFile::to_toml`]).
     pub source: ScenarioFile,
+    /// The text it was parsed from (`None` when built in Rust), so that later refusals (the
+    /// output-size guard) can point at a line and column.
+    pub text: Option<std::sync::Arc<str>>,
 }
 
 impl Scenario {
@@ -249,7 +304,7 @@ impl Scenario {
     pub fn with_time_step(&self, time_step: f64) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.time_step = time_step;
-        source.build(&self.file)
+        self.rebuild(source)
     }
 
     /// The same scenario run by another stepper (e.g. `--stepper lcp`), checked like
@@ -257,19 +312,167 @@ impl Scenario {
     pub fn with_stepper(&self, stepper: Stepper) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.stepper = stepper;
-        source.build(&self.file)
+        self.rebuild(source)
     }
 
     /// The same scenario with another duration, checked like `simulation.duration`.
     pub fn with_duration(&self, duration: f64) -> Result<Self, ScenarioError> {
         let mut source = self.source.clone();
         source.simulation.duration = duration;
-        source.build(&self.file)
+        self.rebuild(source)
+    }
+
+    /// The same scenario with another time step and/or duration, checked together (each alone
+    /// might not divide the other's old value).
+    pub fn with_timing(
+        &self,
+        time_step: Option<f64>,
+        duration: Option<f64>,
+    ) -> Result<Self, ScenarioError> {
+        let mut source = self.source.clone();
+        if let Some(h) = time_step {
+            source.simulation.time_step = h;
+        }
+        if let Some(t) = duration {
+            source.simulation.duration = t;
+        }
+        self.rebuild(source)
+    }
+
+    fn rebuild(&self, source: ScenarioFile) -> Result<Self, ScenarioError> {
+        let mut built = source.build(&self.file).map_err(|e| self.located(e))?;
+        built.text = self.text.clone();
+        Ok(built)
+    }
+
+    /// `e` with the line and column of its field in the text this scenario was parsed from,
+    /// if it has none yet.
+    fn located(&self, e: ScenarioError) -> ScenarioError {
+        match (e, &self.text) {
+            (
+                ScenarioError::Invalid {
+                    file,
+                    location: None,
+                    field,
+                    kind,
+                    reason,
+                },
+                Some(text),
+            ) => {
+                let location = DeTable::parse(text).ok().and_then(|root| {
+                    let root = DeValue::Table(root.into_inner());
+                    locate(&root, &field).map(|o| Location::of_offset(text, o))
+                });
+                ScenarioError::Invalid {
+                    file,
+                    location,
+                    field,
+                    kind,
+                    reason,
+                }
+            }
+            (e, _) => e,
+        }
+    }
+
+    /// A refusal of this scenario found after it was read (for example by a stepper's
+    /// constructor) as a [`ScenarioError`] at `field`, with its line and column when the
+    /// scenario came from a text.
+    pub fn refusal(&self, field: &str, reason: impl Into<String>) -> ScenarioError {
+        self.located(error::invalid(
+            &self.file,
+            field,
+            ErrorKind::InvalidValue,
+            reason,
+        ))
+    }
+
+    /// The number of steps a run takes: `duration / time_step`, a whole number (a duration
+    /// that is not a multiple of the time step is refused, see the module docs).
+    pub fn step_count(&self) -> usize {
+        (self.duration / self.time_step).round() as usize
+    }
+
+    /// An estimate, in bytes, of the CSV rows a run of this scenario writes (see the module
+    /// docs, "Output volume"): the trajectory's and the solver log's rows exactly in number,
+    /// one contact per moving body per step, and [`BYTES_PER_FIELD`] per field.
+    pub fn expected_output_bytes(&self) -> f64 {
+        let (dim, moving, quasi) = match &self.scene {
+            AnyScene::Planar(s) => (
+                2,
+                s.bodies.iter().filter(|b| !b.fixed).count(),
+                s.bodies.iter().any(|b| b.layer.is_some()),
+            ),
+            AnyScene::Spatial(s) => (
+                3,
+                s.bodies.iter().filter(|b| !b.fixed).count(),
+                s.bodies.iter().any(|b| b.layer.is_some()),
+            ),
+        };
+        let o = &self.outputs;
+        let per_body = if dim == 2 { 6 } else { 13 };
+        let mut fields = 0usize;
+        if o.trajectory {
+            fields += 5 + moving * per_body;
+        }
+        if o.contacts {
+            let row = 11 + 2 * dim + 3 * usize::from(quasi) + 3 * dim + 1 + usize::from(dim == 3);
+            fields += moving * row;
+        }
+        if o.solver {
+            fields += crate::output::SOLVER_COLUMNS.len();
+        }
+        let rows = (self.duration / self.time_step) / o.every as f64 + 2.0;
+        rows * fields as f64 * BYTES_PER_FIELD
+    }
+
+    /// Refuses a run whose [`expected_output_bytes`](Self::expected_output_bytes) exceed
+    /// `[output] max_output_mb` (default [`schema::DEFAULT_MAX_OUTPUT_MB`]), naming the
+    /// file, the line of `simulation.duration` and the ways out.
+    pub fn check_output_size(&self) -> Result<(), ScenarioError> {
+        let limit_mb = self
+            .outputs
+            .max_output_mb
+            .unwrap_or(schema::DEFAULT_MAX_OUTPUT_MB);
+        let bytes = self.expected_output_bytes();
+        if bytes <= limit_mb as f64 * 1e6 {
+            return Ok(());
+        }
+        let reason = format!(
+            "the run would write about {} of CSV rows ({} steps of {} s), more than the limit of \
+             {limit_mb} MB; write every K-th step with `[output] every = K`, turn files off \
+             (`[output] trajectory`, `contacts`, `solver`), raise `[output] max_output_mb`, or \
+             pass `--force`",
+            human_bytes(bytes),
+            crate::output::format_f64((self.duration / self.time_step).round()),
+            crate::output::format_f64(self.time_step),
+        );
+        Err(self.located(error::invalid(
+            &self.file,
+            "simulation.duration",
+            ErrorKind::InvalidValue,
+            reason,
+        )))
     }
 
     /// The scenario as TOML text; [`parse`] reads it back to the same scenario.
     pub fn to_toml(&self) -> String {
         self.source.to_toml()
+    }
+}
+
+/// The bytes one CSV field takes on average in the output-size estimate: the shortest
+/// round-trip form of an `f64` is up to 17 significant digits plus sign, point and exponent,
+/// and a comma.
+pub const BYTES_PER_FIELD: f64 = 20.0;
+
+fn human_bytes(bytes: f64) -> String {
+    if bytes >= 1e12 {
+        format!("{bytes:.1e} bytes")
+    } else if bytes >= 1e9 {
+        format!("{:.1} GB", bytes / 1e9)
+    } else {
+        format!("{:.0} MB", bytes / 1e6)
     }
 }
 
@@ -286,6 +489,51 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
 
 /// Parses and checks a scenario given as text; `file_name` names it in errors.
 pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
+    parse_whole(text, file_name).map_err(short_reason)
+}
+
+/// The longest reason a refusal prints: the parser's and serde's messages quote the offending
+/// value, which may be a 10 MB string.
+const REASON_LIMIT: usize = 400;
+
+fn short_reason(e: ScenarioError) -> ScenarioError {
+    let shorten = |reason: String| {
+        let count = reason.chars().count();
+        if count <= REASON_LIMIT {
+            reason
+        } else {
+            let head: String = reason.chars().take(REASON_LIMIT - 100).collect();
+            format!("{head}… (message cut: {count} characters)")
+        }
+    };
+    match e {
+        ScenarioError::Syntax {
+            file,
+            location,
+            reason,
+        } => ScenarioError::Syntax {
+            file,
+            location,
+            reason: shorten(reason),
+        },
+        ScenarioError::Invalid {
+            file,
+            location,
+            field,
+            kind,
+            reason,
+        } => ScenarioError::Invalid {
+            file,
+            location,
+            field,
+            kind,
+            reason: shorten(reason),
+        },
+        other => other,
+    }
+}
+
+fn parse_whole(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
     let root = DeTable::parse(text).map_err(|e| ScenarioError::Syntax {
         file: file_name.to_string(),
         location: Location::of_offset(text, e.span().map_or(0, |s| s.start)),
@@ -304,7 +552,7 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
             reason: format!("must be finite, got `{raw}` (nan and inf are not allowed)"),
         });
     }
-    file.build(file_name).map_err(|e| match e {
+    let mut scenario = file.build(file_name).map_err(|e| match e {
         ScenarioError::Invalid {
             file,
             location: None,
@@ -319,7 +567,9 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
             reason,
         },
         other => other,
-    })
+    })?;
+    scenario.text = Some(text.into());
+    Ok(scenario)
 }
 
 /// A serde error of the structure pass, with its path, kind and location.

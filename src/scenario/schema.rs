@@ -204,9 +204,11 @@ pub struct FrictionSpec {
     /// Semi-axis `e_o > 0` along the second tangent (default 1; 3D only matters).
     #[serde(default = "one")]
     pub e_o: f64,
-    /// Semi-axis `e_r > 0` of the torsional moment (a length; default 1; 3D only matters).
-    #[serde(default = "one")]
-    pub e_r: f64,
+    /// Semi-axis `e_r > 0` of the torsional moment about the normal (m; 3D only matters).
+    /// Default: relative to the bodies' size, `0.3 ×` the smaller body's bounding radius (see
+    /// the [module docs](super), "Friction").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e_r: Option<f64>,
 }
 
 fn one() -> f64 {
@@ -233,12 +235,14 @@ pub struct PairSpec {
     /// Semi-axis `e_o > 0` (default 1).
     #[serde(default = "one")]
     pub e_o: f64,
-    /// Semi-axis `e_r > 0` (default 1).
-    #[serde(default = "one")]
-    pub e_r: f64,
+    /// Semi-axis `e_r > 0` (m; default relative to the bodies' size, as in
+    /// [`FrictionSpec::e_r`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e_r: Option<f64>,
 }
 
-/// `[output]`: which files a run writes besides `summary.json`.
+/// `[output]`: which files a run writes besides `summary.json`, how often, and how much it
+/// may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Outputs {
@@ -248,10 +252,33 @@ pub struct Outputs {
     /// Write `contacts.csv` (default true).
     #[serde(default = "yes")]
     pub contacts: bool,
+    /// Write `solver.csv` (default true).
+    #[serde(default = "yes")]
+    pub solver: bool,
+    /// Write the rows of every `every`-th step only (default 1: every step): steps 0, K, 2K, …
+    /// and the last; `summary.json` still covers every step.
+    #[serde(default = "one_step", skip_serializing_if = "is_one_step")]
+    pub every: u64,
+    /// The most a run may write, in megabytes (10⁶ bytes) of CSV rows as estimated before it
+    /// starts (default [`DEFAULT_MAX_OUTPUT_MB`]); a run expected to write more is refused
+    /// unless this is raised or `run --force` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_mb: Option<u64>,
 }
+
+/// The default limit on a run's expected output, in megabytes (`[output] max_output_mb`).
+pub const DEFAULT_MAX_OUTPUT_MB: u64 = 500;
 
 fn yes() -> bool {
     true
+}
+
+fn one_step() -> u64 {
+    1
+}
+
+fn is_one_step(k: &u64) -> bool {
+    *k == 1
 }
 
 impl Default for Outputs {
@@ -259,6 +286,9 @@ impl Default for Outputs {
         Self {
             trajectory: true,
             contacts: true,
+            solver: true,
+            every: 1,
+            max_output_mb: None,
         }
     }
 }

@@ -586,6 +586,20 @@ fn overlap_at_start_is_an_error_touching_is_not() {
         "body[0].position",
         &["`disc`", "`ground`", "overlap at t = 0"],
     );
+    // The depth is the penetration in metres: the unit disc's centre 0.5 m above the ground
+    // overlaps it by 0.5 m (the depth problem's own variable would say 0.75 here).
+    expect_error(
+        &edit(DISC, "position = [0.0, 1.0]", "position = [0.0, 0.5]"),
+        ErrorKind::Overlap,
+        "body[0].position",
+        &["by about 0.5 m (penetration depth)"],
+    );
+    // Two unit spheres 1.5 m apart overlap by 0.5 m.
+    let second_ball = "\n[[body]]\nname = \"ball2\"\nmass = 1.0\ninertia = [0.4, 0.4, 0.4]\n\
+        position = [1.5, 0.0, 1.0]\n[[body.part]]\n[[body.part.function]]\nshape = \"sphere\"\n\
+        radius = 1.0\n";
+    let e = parse(&format!("{BALL}{second_ball}"), FILE).unwrap_err();
+    assert!(e.to_string().contains("by about 0.5 m"), "{e}");
     assert!(
         parse(
             &edit(DISC, "position = [0.0, 1.0]", "position = [0.0, 1.5]"),
@@ -628,6 +642,263 @@ fn time_step_and_duration_overrides() {
     assert_eq!((scene.time_step, scene.duration), (0.001, 2.0));
     let e = s.with_time_step(-1.0).unwrap_err();
     assert_eq!(e.field(), Some("simulation.time_step"));
+}
+
+/// A run takes `duration / time_step` whole steps: a duration that is not a multiple of the
+/// step is refused where it is written (the run would otherwise end at another time), decimal
+/// inputs whose quotient is whole up to rounding are not, and `duration = 0` is.
+#[test]
+fn duration_must_be_a_whole_number_of_steps() {
+    let e = expect_error(
+        &edit(DISC, "duration = 1.0", "duration = 0.005"),
+        ErrorKind::InvalidValue,
+        "simulation.duration",
+        &[
+            "not a whole number of time steps",
+            "0.5 steps",
+            "e.g. 0 or 0.01 s",
+        ],
+    );
+    assert!(e.to_string().starts_with("case.toml:7:12: "), "{e}");
+    let e = expect_error(
+        &edit(DISC, "time_step = 0.01", "time_step = 10.0"),
+        ErrorKind::InvalidValue,
+        "simulation.duration",
+        &["e.g. 0 or 10 s"],
+    );
+    assert!(e.to_string().contains("case.toml:7:"), "{e}");
+    for (h, t, n) in [
+        ("0.01", "5.0", 500),
+        ("1e-4", "1.5", 15000),
+        ("0.1", "0.3", 3),
+    ] {
+        let text = edit(
+            &edit(DISC, "time_step = 0.01", &format!("time_step = {h}")),
+            "duration = 1.0",
+            &format!("duration = {t}"),
+        );
+        let s = parse(&text, FILE).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.step_count(), n, "{h} {t}");
+    }
+    let zero = parse(&edit(DISC, "duration = 1.0", "duration = 0.0"), FILE).unwrap();
+    assert_eq!(zero.step_count(), 0);
+    // An override is checked too, and points at the key it replaces.
+    let s = parse(DISC, FILE).unwrap();
+    // Together, a step and a duration that fit each other (but not the file's) are accepted.
+    let both = s.with_timing(Some(0.3), Some(0.6)).unwrap();
+    assert_eq!(both.step_count(), 2);
+    assert!(s.with_time_step(0.3).is_err());
+    let e = s.with_duration(0.125).unwrap_err();
+    assert_eq!(e.field(), Some("simulation.duration"));
+    assert!(e.to_string().starts_with("case.toml:7:"), "{e}");
+}
+
+/// `[output]`: the stride and the size limit are checked, and a run expected to write more
+/// than the limit is refused (at `simulation.duration`) unless the limit is raised or fewer
+/// rows are written.
+#[test]
+fn output_keys_and_the_size_guard() {
+    expect_error(
+        &format!("{DISC}\n[output]\nevery = 0\n"),
+        ErrorKind::InvalidValue,
+        "output.every",
+        &["≥ 1"],
+    );
+    expect_error(
+        &format!("{DISC}\n[output]\nmax_output_mb = 0\n"),
+        ErrorKind::InvalidValue,
+        "output.max_output_mb",
+        &["≥ 1"],
+    );
+    let s = parse(DISC, FILE).unwrap();
+    assert_eq!(s.outputs, Outputs::default());
+    assert!(s.check_output_size().is_ok());
+    // 1e6 s at 0.01 s: 1e8 rows of ~40 fields, about 80 GB.
+    let long = edit(DISC, "duration = 1.0", "duration = 1e6");
+    let e = parse(&long, FILE).unwrap().check_output_size().unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("case.toml:7:12: field `simulation.duration`"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("100000000 steps") && msg.contains("500 MB"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("--force") && msg.contains("every = K"),
+        "{msg}"
+    );
+    let big = s.with_duration(1e6).unwrap().expected_output_bytes();
+    assert!((5e10..2e11).contains(&big), "{big}");
+    // Writing every 1000th step, or raising the limit, lets it run.
+    let sparse = parse(&format!("{long}\n[output]\nevery = 1000\n"), FILE).unwrap();
+    assert!(sparse.check_output_size().is_ok());
+    let allowed = parse(
+        &format!("{long}\n[output]\nmax_output_mb = 1000000\n"),
+        FILE,
+    )
+    .unwrap();
+    assert!(allowed.check_output_size().is_ok());
+    // Files turned off count for nothing.
+    let none = parse(
+        &format!("{long}\n[output]\ntrajectory = false\ncontacts = false\nsolver = false\n"),
+        FILE,
+    )
+    .unwrap();
+    assert_eq!(none.expected_output_bytes(), 0.0);
+}
+
+/// `e_r` left out is relative to the bodies' size in 3D: `0.3 ×` the smaller bounding radius
+/// (a 0.1 m ball on the ground gets 0.03 m, the paper's ratio); a given one is kept, and in 2D
+/// (no torsion) it stays 1.
+#[test]
+fn torsion_semi_axis_defaults_to_the_bodies_size() {
+    let small = edit(
+        &edit(
+            &edit(BALL, "e_r = 0.3\n", ""),
+            "radius = 1.0",
+            "radius = 0.1",
+        ),
+        "position = [0.0, 0.0, 1.0]",
+        "position = [0.0, 0.0, 0.1]",
+    );
+    let s = parse(&small, FILE).unwrap();
+    let AnyScene::Spatial(scene) = &s.scene else {
+        panic!("3D")
+    };
+    assert!((scene.friction_between(0, 1).e_r - 0.03).abs() < 1e-15);
+    assert_eq!(scene.friction_between(0, 1).mu, 0.2, "μ untouched");
+    // Given: kept.
+    let s = parse(BALL, FILE).unwrap();
+    let AnyScene::Spatial(scene) = &s.scene else {
+        panic!("3D")
+    };
+    assert_eq!(scene.friction_between(0, 1).e_r, 0.3);
+    // A body default without e_r is completed the same way; a pair's given e_r wins.
+    let body_default = edit(
+        &edit(BALL, "e_r = 0.3\n", ""),
+        "orientation = [1.0, 0.0, 0.0, 0.0]",
+        "orientation = [1.0, 0.0, 0.0, 0.0]\nfriction = { mu = 0.5 }",
+    );
+    let AnyScene::Spatial(scene) = parse(&body_default, FILE).unwrap().scene else {
+        panic!("3D")
+    };
+    assert_eq!(
+        (
+            scene.friction_between(0, 1).mu,
+            scene.friction_between(0, 1).e_r
+        ),
+        (0.5, 0.3)
+    );
+    let pair =
+        format!("{BALL}\n[[pair]]\nbody1 = \"ball\"\nbody2 = \"floor\"\nmu = 0.1\ne_r = 0.05\n");
+    let AnyScene::Spatial(scene) = parse(&pair, FILE).unwrap().scene else {
+        panic!("3D")
+    };
+    assert_eq!(scene.friction_between(1, 0).e_r, 0.05);
+    let AnyScene::Planar(scene) = parse(DISC, FILE).unwrap().scene else {
+        panic!("2D")
+    };
+    assert_eq!(scene.friction_between(0, 1).e_r, 1.0);
+}
+
+/// A contact has one compliant side: two layered bodies are refused at the second layer, with
+/// its line and column.
+#[test]
+fn two_layers_are_refused_with_their_place() {
+    let layer = "layer = { stiffness = [1000.0, 1000.0], max_deflection = 0.05 }\n";
+    let text = edit(
+        &edit(
+            DISC,
+            "angular_velocity = 3.0\n",
+            &format!("angular_velocity = 3.0\n{layer}"),
+        ),
+        "fixed = true\n",
+        &format!("fixed = true\n{layer}"),
+    );
+    let e = expect_error(
+        &text,
+        ErrorKind::InvalidValue,
+        "body[1].layer",
+        &[
+            "`disc` (body[0]) has a compliant layer too",
+            "one compliant side",
+        ],
+    );
+    assert!(e.to_string().starts_with("case.toml:29:9: "), "{e}");
+}
+
+/// A stepper given on the command line is checked with the file's places: under `lcp` an
+/// ellipse meeting the ground (neither has vertices) is refused at the ellipse's part.
+#[test]
+fn lcp_refusal_names_the_moving_part_and_its_line() {
+    let ellipse = edit(
+        &edit(
+            DISC,
+            "shape = \"circle\"\nradius = 1.0",
+            "shape = \"ellipse\"\nsemi_axes = [1.0, 0.5]",
+        ),
+        "position = [0.0, 1.0]",
+        "position = [0.0, 0.5]",
+    );
+    let s = parse(&ellipse, FILE).unwrap();
+    let e = s.with_stepper(Stepper::Lcp).unwrap_err();
+    assert_eq!(e.field(), Some("body[0].part[0]"), "{e}");
+    assert!(e.to_string().starts_with("case.toml:20:1: "), "{e}");
+    assert!(e.to_string().contains("neither side is a polytope"), "{e}");
+}
+
+/// A huge name is never echoed whole (a 1 MB scenario name, a 1 MB unknown stepper).
+#[test]
+fn long_names_are_cut_in_messages() {
+    let long = "é".repeat(1 << 20);
+    let e = parse(
+        &edit(DISC, "name = \"disc\"", &format!("name = \"{long}/\"")),
+        FILE,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(e.field(), Some("name"), "{msg}");
+    assert!(
+        msg.len() < 600 && msg.contains("1048577 characters"),
+        "{}",
+        &msg[..200]
+    );
+    let e = parse(
+        &edit(
+            DISC,
+            "gravity = [0.0, -9.81]",
+            &format!("gravity = [0.0, -9.81]\nstepper = \"{long}\""),
+        ),
+        FILE,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.len() < 1200 && msg.contains("message cut"),
+        "{}",
+        &msg[..200]
+    );
+    assert_eq!(e.field(), Some("simulation.stepper"), "{msg}");
+    // A name of valid characters but too long for a folder is refused before any folder is
+    // made (the OS would refuse it, echoing the path).
+    let e = parse(
+        &edit(
+            DISC,
+            "name = \"disc\"",
+            &format!("name = \"{}\"", "x".repeat(1 << 20)),
+        ),
+        FILE,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(e.field(), Some("name"), "{msg}");
+    assert!(
+        msg.len() < 600 && msg.contains("at most 255 bytes"),
+        "{}",
+        &msg[..200]
+    );
 }
 
 fn sphere(radius: f64, position: Option<Vec<f64>>) -> FunctionSpec {
@@ -701,7 +972,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             mu: 0.3,
             e_t: 1.0,
             e_o: 0.8,
-            e_r: 0.2,
+            e_r: Some(0.2),
         }),
         layer: None,
         part: vec![part(vec![sphere(0.5, None)]), box_part, cut_part],
@@ -774,7 +1045,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             mu: 0.2,
             e_t: 1.0,
             e_o: 1.0,
-            e_r: 0.3,
+            e_r: Some(0.3),
         },
         body: vec![body, floor],
         pair: vec![PairSpec {
@@ -783,11 +1054,14 @@ fn spatial_union_scene_round_trips_through_toml() {
             mu: 0.25,
             e_t: 1.0,
             e_o: 1.0,
-            e_r: 0.1,
+            e_r: None,
         }],
         output: Outputs {
             trajectory: true,
             contacts: false,
+            solver: false,
+            every: 10,
+            max_output_mb: Some(2),
         },
         lcp: None,
     };

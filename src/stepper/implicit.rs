@@ -354,6 +354,15 @@ pub struct ContactState {
     pub friction_impulse: f64,
     /// Torsional impulse `p_r` (0 in 2D).
     pub torsion_impulse: f64,
+    /// The unit contact normal `n` (`D` entries), from body 1 towards body 2: body 2 receives
+    /// `+p_n n`. Implicit stepper: `∇f(a₁)/‖∇f(a₁)‖` at the end of the step; LCP: the face's
+    /// normal found at the start of the step. Added for the output's vectors and forces.
+    pub normal: Vec<f64>,
+    /// The friction impulse as a world vector (`D` entries) received by body 2 (body 1 receives
+    /// its opposite); its length is [`friction_impulse`](Self::friction_impulse). Implicit
+    /// stepper: `p_t t + p_o o` in the step's tangent basis at the end-of-step normal (a halved
+    /// step sums its sub-steps' components, each in its own basis, which turns by `O(h)`).
+    pub friction: Vec<f64>,
     /// `σ`, the slip measure of the friction law (meaningful only when `p_n > 0`).
     pub sigma: f64,
     /// End-of-step penetration in metres, `max(0, −gap)` (zero up to the solve's tolerance).
@@ -365,6 +374,39 @@ pub struct ContactState {
     /// `normal_impulse = p_ns + p_nr` and `gap = ‖a₂ − a₁‖ − δ_n`, negative while the layer is
     /// compressed).
     pub quasi_rigid: Option<crate::contact::QuasiRigidState>,
+}
+
+/// The unit normal at `a₁` on body 1 at its current pose, and the friction impulse
+/// `p_t t + p_o o` as a world vector, for output. The basis is the contact block's own
+/// (`contact::block::tangent_basis`, repeated here so the block's internals stay private): 2D
+/// `t = (−n_y, n_x)`; 3D `t = normalize(e − (e·n) n)`, `o = n × t` with the block's tangent
+/// reference `e`.
+fn output_normal_and_friction<S: Dynamics>(
+    f: &crate::geometry::Placed<S>,
+    body1: &crate::model::RigidBody<S>,
+    a1: &[f64],
+    block: &ContactBlock<S>,
+    [p_t, p_o]: [f64; 2],
+) -> (Vec<f64>, Vec<f64>) {
+    let point = S::vector_from_fn(|k| a1[k]);
+    let g = crate::geometry::world_eval(f, &body1.pose, &point).gradient;
+    let len = S::norm(&g);
+    let n: Vec<f64> = (0..S::DIM).map(|k| g[k] / len).collect();
+    if S::DIM == 2 {
+        return (n.clone(), vec![-n[1] * p_t, n[0] * p_t]);
+    }
+    let e = block.tangent_reference();
+    let en: f64 = (0..3).map(|k| e[k] * n[k]).sum();
+    let u: Vec<f64> = (0..3).map(|k| e[k] - en * n[k]).collect();
+    let ulen = u.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let t: Vec<f64> = u.iter().map(|x| x / ulen).collect();
+    let o = [
+        n[1] * t[2] - n[2] * t[1],
+        n[2] * t[0] - n[0] * t[2],
+        n[0] * t[1] - n[1] * t[0],
+    ];
+    let friction = (0..3).map(|k| p_t * t[k] + p_o * o[k]).collect();
+    (n, friction)
 }
 
 /// What one step did.
@@ -985,6 +1027,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     }
                     None => (gap, 0.0),
                 };
+                let (normal, friction) =
+                    output_normal_and_friction::<S>(f, b1, &a1, &slot.block, [f0, f1]);
                 ContactState {
                     id: slot.id,
                     body1: slot.body1,
@@ -994,6 +1038,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     gap,
                     normal_impulse,
                     friction_impulse: tangential,
+                    normal,
+                    friction,
                     torsion_impulse: if l.dim == 3 { f2 } else { 0.0 },
                     sigma: x[l.sigma],
                     penetration,

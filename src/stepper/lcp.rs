@@ -678,6 +678,8 @@ impl<S: Dynamics> LcpStepper<S> {
                 gap: c.gap + h * rate,
                 normal_impulse: self.z[i],
                 friction_impulse: S::norm(&friction),
+                normal: (0..S::DIM).map(|d| c.normal[d]).collect(),
+                friction: (0..S::DIM).map(|d| friction[d]).collect(),
                 torsion_impulse: 0.0,
                 sigma: self.z[m + i],
                 penetration: (-end_gap).max(0.0),

@@ -1,0 +1,323 @@
+//! What a user meets first on the command line: which files a run writes and how often, the
+//! output-size guard, `duration = 0`, the result line, the contact forces, `--help` and the
+//! command-less main job.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+use common::{bin, case, text};
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    bin().current_dir(dir).args(args).output().unwrap()
+}
+
+/// `paper_cases/<name>` with its `[output]` table (its last) replaced by `extra`, written into
+/// `dir`.
+fn scenario_with(dir: &Path, name: &str, extra: &str) -> PathBuf {
+    let original = std::fs::read_to_string(case(name)).unwrap();
+    let end = original.find("[output]").unwrap_or(original.len());
+    let text_in = format!("{}{extra}", &original[..end]);
+    let file = dir.join(name);
+    std::fs::write(&file, text_in).unwrap();
+    file
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The `step` column of a CSV file.
+fn steps_of(file: &Path) -> Vec<usize> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn output_switches_skip_their_files_and_the_summary_still_covers_every_step() {
+    let out = common::temp_dir("run-control", "switches");
+    let file = scenario_with(
+        &out,
+        "disc_on_plane.toml",
+        "\n[output]\ntrajectory = false\ncontacts = false\nsolver = false\n",
+    );
+    let o = run_in(&out, &["run", file.to_str().unwrap(), "--duration", "0.5"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let dir = out.join("runs").join("disc_on_plane");
+    for f in ["trajectory.csv", "contacts.csv", "solver.csv"] {
+        assert!(!dir.join(f).exists(), "{f} was written");
+    }
+    let s = summary(&dir);
+    assert_eq!(
+        (s["steps"].as_u64(), s["complete"].as_bool()),
+        (Some(50), Some(true))
+    );
+    assert!(s["newton_iterations"]["median"].is_number());
+}
+
+#[test]
+fn every_k_writes_every_kth_step_and_the_last() {
+    let out = common::temp_dir("run-control", "every");
+    let file = scenario_with(&out, "disc_on_plane.toml", "\n[output]\nevery = 7\n");
+    let o = run_in(&out, &["run", file.to_str().unwrap(), "--duration", "0.5"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let dir = out.join("runs").join("disc_on_plane");
+    let written: Vec<usize> = (0..=49).step_by(7).chain([50]).collect();
+    assert_eq!(steps_of(&dir.join("trajectory.csv")), written);
+    assert_eq!(steps_of(&dir.join("solver.csv")), written[1..]);
+    assert_eq!(steps_of(&dir.join("contacts.csv")), written[1..]);
+    // The summary's statistics are over all 50 steps.
+    let s = summary(&dir);
+    assert_eq!(s["steps"], 50);
+    assert_eq!(s["final_time"], 0.5);
+}
+
+#[test]
+fn a_run_expected_to_write_too_much_is_refused_unless_forced() {
+    let out = common::temp_dir("run-control", "guard");
+    // 10 000 steps of Example 1 write about 9 MB (estimated), over a 1 MB limit.
+    let file = scenario_with(
+        &out,
+        "disc_on_plane.toml",
+        "\n[output]\nmax_output_mb = 1\n",
+    );
+    let args = ["run", file.to_str().unwrap(), "--duration", "100"];
+    let o = run_in(&out, &args);
+    assert!(!o.status.success(), "the run must be refused");
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("disc_on_plane.toml:11:12: field `simulation.duration`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("more than the limit of 1 MB") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(
+        !out.join("runs").exists(),
+        "nothing written for a refused run"
+    );
+    let o = run_in(&out, &[&args[..], &["--force"]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        summary(&out.join("runs").join("disc_on_plane"))["steps"],
+        10000
+    );
+}
+
+#[test]
+fn duration_zero_writes_the_initial_state_and_clean_statistics() {
+    let out = common::temp_dir("run-control", "zero");
+    let o = run_in(
+        &out,
+        &[
+            "run",
+            case("sphere_on_two_spheres.toml").to_str().unwrap(),
+            "--duration",
+            "0",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let dir = out.join("runs").join("sphere_on_two_spheres");
+    assert_eq!(steps_of(&dir.join("trajectory.csv")), [0]);
+    let raw = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    assert!(!raw.contains("null") && !raw.contains("NaN"), "{raw}");
+    let s = summary(&dir);
+    assert_eq!(
+        (s["steps"].as_u64(), s["final_time"].as_f64()),
+        (Some(0), Some(0.0))
+    );
+    let line = text(&o.stdout);
+    assert!(
+        line.contains("0 steps to t = 0 s") && !line.contains("NaN"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_duration_that_is_no_whole_number_of_steps_is_refused() {
+    let out = common::temp_dir("run-control", "partial");
+    let file = scenario_with(&out, "disc_on_plane.toml", "");
+    let text_in = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("time_step = 0.01 ", "time_step = 10.0 ")
+        .replace("duration = 5.0", "duration = 0.5");
+    std::fs::write(&file, text_in).unwrap();
+    let o = run_in(&out, &["run", file.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("disc_on_plane.toml:11:12: field `simulation.duration`"),
+        "{err}"
+    );
+    assert!(err.contains("not a whole number of time steps"), "{err}");
+    assert!(!out.join("runs").exists());
+}
+
+/// The result line has the median, mean and max step time and the slowest step; no progress bar
+/// is drawn when stderr is not a terminal (here a pipe).
+#[test]
+fn result_line_reports_step_times_and_no_bar_off_a_terminal() {
+    let out = common::temp_dir("run-control", "line");
+    let o = run_in(
+        &out,
+        &[
+            "run",
+            case("sphere_on_two_spheres.toml").to_str().unwrap(),
+            "--duration",
+            "0.5",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let line = text(&o.stdout);
+    for part in [
+        "50 steps to t = 0.5 s",
+        "median",
+        "mean",
+        "max",
+        "slowest step",
+        "Newton iterations",
+    ] {
+        assert!(line.contains(part), "no `{part}` in {line}");
+    }
+    assert_eq!(text(&o.stderr), "", "nothing on a non-terminal stderr");
+    let quiet = run_in(
+        &out,
+        &[
+            "run",
+            case("disc_on_plane.toml").to_str().unwrap(),
+            "--duration",
+            "0.1",
+            "--quiet",
+        ],
+    );
+    assert!(quiet.status.success() && quiet.stderr.is_empty());
+}
+
+/// Each contact row's added columns: a unit normal, the friction vector whose length is
+/// `friction_impulse`, and forces that are the impulses divided by h = 0.01 s.
+#[test]
+fn contacts_have_normals_friction_vectors_and_forces() {
+    let out = common::temp_dir("run-control", "forces");
+    let o = run_in(
+        &out,
+        &[
+            "run",
+            case("sphere_on_two_spheres.toml").to_str().unwrap(),
+            "--duration",
+            "0.5",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let raw = std::fs::read_to_string(out.join("runs/sphere_on_two_spheres/contacts.csv")).unwrap();
+    let mut lines = raw.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let h = 0.01;
+    let mut rows = 0;
+    for line in lines {
+        let f: Vec<f64> = line
+            .split(',')
+            .map(|x| x.parse().unwrap_or(f64::NAN))
+            .collect();
+        let v = |names: [&str; 3]| names.map(|n| f[col(n)]);
+        let norm = |x: [f64; 3]| x.iter().map(|a| a * a).sum::<f64>().sqrt();
+        let n = v(["normal_x", "normal_y", "normal_z"]);
+        assert!((norm(n) - 1.0).abs() < 1e-12, "{line}");
+        let p = v(["friction_x", "friction_y", "friction_z"]);
+        let magnitude = f[col("friction_impulse")];
+        assert!(
+            (norm(p) - magnitude).abs() <= 1e-12 * magnitude.max(1e-3),
+            "{line}"
+        );
+        // The friction is tangential.
+        let along: f64 = (0..3).map(|k| n[k] * p[k]).sum();
+        assert!(along.abs() <= 1e-12, "{line}");
+        assert_eq!(f[col("normal_force")], f[col("normal_impulse")] / h);
+        assert_eq!(f[col("friction_force_y")], p[1] / h);
+        assert_eq!(f[col("torsion_torque")], f[col("torsion_impulse")] / h);
+        rows += 1;
+    }
+    assert_eq!(rows, 100, "two contacts in each of 50 steps");
+}
+
+#[test]
+fn help_lists_every_command_with_an_example() {
+    let o = bin().arg("--help").output().unwrap();
+    assert!(o.status.success());
+    let help = text(&o.stdout);
+    for command in ["run", "plot", "paper", "mcp-suite", "study", "soak"] {
+        assert!(
+            help.contains(&format!("  implicit-contact {command}")),
+            "no example of `{command}` in:\n{help}"
+        );
+    }
+}
+
+/// With no command the main job runs into `runs/` and `plots/` of the current directory and
+/// says so first.
+#[test]
+fn no_command_announces_where_it_writes() {
+    let here = common::temp_dir("run-control", "main-job");
+    let o = run_in(&here, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("runs/") && err.contains("plots/"), "{err}");
+    assert!(here.join("runs/disc_on_plane/summary.json").exists());
+    assert!(here.join("plots/fig4b_sphere_velocity.svg").exists());
+    let _ = std::fs::remove_dir_all(&here);
+}
+
+/// A scene the implicit stepper cannot take (two boxes: both sides intersections of several
+/// functions) is refused at the body's parts with the file's line and column, and nothing is
+/// written.
+#[test]
+fn a_stepper_refusal_names_the_place_in_the_file() {
+    let out = common::temp_dir("run-control", "boxes");
+    let file = out.join("boxes.toml");
+    std::fs::write(
+        &file,
+        r#"name = "boxes"
+dimension = 2
+
+[simulation]
+time_step = 0.01
+duration = 0.1
+gravity = [0.0, -9.81]
+
+[friction]
+mu = 0.5
+
+[[body]]
+name = "table"
+fixed = true
+position = [0.0, -1.0]
+[[body.part]]
+kind = "box"
+half_extents = [5.0, 1.0]
+
+[[body]]
+name = "crate"
+mass = 1.0
+inertia = 0.1
+position = [0.0, 0.5]
+[[body.part]]
+kind = "box"
+half_extents = [0.5, 0.5]
+"#,
+    )
+    .unwrap();
+    let o = run_in(&out, &["run", file.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("boxes.toml:25:1: field `body[1].part`"),
+        "{err}"
+    );
+    assert!(err.contains("both sides are intersections"), "{err}");
+    assert!(!out.join("runs").exists());
+}
