@@ -873,6 +873,14 @@ fn mat_mul(d: usize, a: &Mat3, b: &Mat3) -> Mat3 {
 
 /// The tangent directions and their derivatives `∂t/∂n` (`D × D`), `D − 1` of them used:
 /// 2D `t = (−n_y, n_x)`; 3D `t = normalize(e − (e·n) n)`, `o = n × t`.
+/// The block's tangent directions `t`, `o` (`o` zero in 2D) at the unit normal `n` with the
+/// tangent reference `e`: those of [`tangent_basis`], for reporting a friction impulse as a
+/// vector.
+pub(crate) fn tangent_directions(d: usize, n: &Vec3, e: &Vec3) -> [Vec3; 2] {
+    let [(t, _), (o, _)] = tangent_basis(d, n, e);
+    [t, o]
+}
+
 pub(super) fn tangent_basis(d: usize, n: &Vec3, e: &Vec3) -> [(Vec3, Mat3); 2] {
     if d == 2 {
         let t = [-n[1], n[0], 0.0];

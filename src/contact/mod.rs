@@ -188,6 +188,7 @@ mod quasi_rigid_tests;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use block::tangent_directions;
 pub use block::{
     ContactBlock, ContactError, ContactEval, ContactLayout, Proximal, QuasiLayout,
     tangent_reference_for,

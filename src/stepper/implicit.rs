@@ -377,10 +377,7 @@ pub struct ContactState {
 }
 
 /// The unit normal at `a₁` on body 1 at its current pose, and the friction impulse
-/// `p_t t + p_o o` as a world vector, for output. The basis is the contact block's own
-/// (`contact::block::tangent_basis`, repeated here so the block's internals stay private): 2D
-/// `t = (−n_y, n_x)`; 3D `t = normalize(e − (e·n) n)`, `o = n × t` with the block's tangent
-/// reference `e`.
+/// `p_t t + p_o o` as a world vector in the contact block's own tangent basis, for output.
 fn output_normal_and_friction<S: Dynamics>(
     f: &crate::geometry::Placed<S>,
     body1: &crate::model::RigidBody<S>,
@@ -391,22 +388,12 @@ fn output_normal_and_friction<S: Dynamics>(
     let point = S::vector_from_fn(|k| a1[k]);
     let g = crate::geometry::world_eval(f, &body1.pose, &point).gradient;
     let len = S::norm(&g);
-    let n: Vec<f64> = (0..S::DIM).map(|k| g[k] / len).collect();
-    if S::DIM == 2 {
-        return (n.clone(), vec![-n[1] * p_t, n[0] * p_t]);
-    }
+    let n: [f64; 3] = std::array::from_fn(|k| if k < S::DIM { g[k] / len } else { 0.0 });
     let e = block.tangent_reference();
-    let en: f64 = (0..3).map(|k| e[k] * n[k]).sum();
-    let u: Vec<f64> = (0..3).map(|k| e[k] - en * n[k]).collect();
-    let ulen = u.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let t: Vec<f64> = u.iter().map(|x| x / ulen).collect();
-    let o = [
-        n[1] * t[2] - n[2] * t[1],
-        n[2] * t[0] - n[0] * t[2],
-        n[0] * t[1] - n[1] * t[0],
-    ];
-    let friction = (0..3).map(|k| p_t * t[k] + p_o * o[k]).collect();
-    (n, friction)
+    let e: [f64; 3] = std::array::from_fn(|k| if k < S::DIM { e[k] } else { 0.0 });
+    let [t, o] = crate::contact::tangent_directions(S::DIM, &n, &e);
+    let friction = (0..S::DIM).map(|k| p_t * t[k] + p_o * o[k]).collect();
+    (n[..S::DIM].to_vec(), friction)
 }
 
 /// What one step did.
