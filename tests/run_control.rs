@@ -12,6 +12,14 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
     bin().current_dir(dir).args(args).output().unwrap()
 }
 
+/// `implicit-contact run paper_cases/<name> <extra>` in `dir`.
+fn run_case(dir: &Path, name: &str, extra: &[&str]) -> Output {
+    let file = case(name);
+    let mut args = vec!["run", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run_in(dir, &args)
+}
+
 /// `paper_cases/<name>` with its `[output]` table (its last) replaced by `extra`, written into
 /// `dir`.
 fn scenario_with(dir: &Path, name: &str, extra: &str) -> PathBuf {
@@ -112,15 +120,7 @@ fn a_run_expected_to_write_too_much_is_refused_unless_forced() {
 #[test]
 fn duration_zero_writes_the_initial_state_and_clean_statistics() {
     let out = common::temp_dir("run-control", "zero");
-    let o = run_in(
-        &out,
-        &[
-            "run",
-            case("sphere_on_two_spheres.toml").to_str().unwrap(),
-            "--duration",
-            "0",
-        ],
-    );
+    let o = run_case(&out, "sphere_on_two_spheres.toml", &["--duration", "0"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let dir = out.join("runs").join("sphere_on_two_spheres");
     assert_eq!(steps_of(&dir.join("trajectory.csv")), [0]);
@@ -163,15 +163,7 @@ fn a_duration_that_is_no_whole_number_of_steps_is_refused() {
 #[test]
 fn result_line_reports_step_times_and_no_bar_off_a_terminal() {
     let out = common::temp_dir("run-control", "line");
-    let o = run_in(
-        &out,
-        &[
-            "run",
-            case("sphere_on_two_spheres.toml").to_str().unwrap(),
-            "--duration",
-            "0.5",
-        ],
-    );
+    let o = run_case(&out, "sphere_on_two_spheres.toml", &["--duration", "0.5"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let line = text(&o.stdout);
     for part in [
@@ -185,15 +177,10 @@ fn result_line_reports_step_times_and_no_bar_off_a_terminal() {
         assert!(line.contains(part), "no `{part}` in {line}");
     }
     assert_eq!(text(&o.stderr), "", "nothing on a non-terminal stderr");
-    let quiet = run_in(
+    let quiet = run_case(
         &out,
-        &[
-            "run",
-            case("disc_on_plane.toml").to_str().unwrap(),
-            "--duration",
-            "0.1",
-            "--quiet",
-        ],
+        "disc_on_plane.toml",
+        &["--duration", "0.1", "--quiet"],
     );
     assert!(quiet.status.success() && quiet.stderr.is_empty());
 }
@@ -203,15 +190,7 @@ fn result_line_reports_step_times_and_no_bar_off_a_terminal() {
 #[test]
 fn contacts_have_normals_friction_vectors_and_forces() {
     let out = common::temp_dir("run-control", "forces");
-    let o = run_in(
-        &out,
-        &[
-            "run",
-            case("sphere_on_two_spheres.toml").to_str().unwrap(),
-            "--duration",
-            "0.5",
-        ],
-    );
+    let o = run_case(&out, "sphere_on_two_spheres.toml", &["--duration", "0.5"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let raw = std::fs::read_to_string(out.join("runs/sphere_on_two_spheres/contacts.csv")).unwrap();
     let mut lines = raw.lines();

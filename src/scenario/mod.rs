@@ -348,30 +348,12 @@ impl Scenario {
     /// `e` with the line and column of its field in the text this scenario was parsed from,
     /// if it has none yet.
     fn located(&self, e: ScenarioError) -> ScenarioError {
-        match (e, &self.text) {
-            (
-                ScenarioError::Invalid {
-                    file,
-                    location: None,
-                    field,
-                    kind,
-                    reason,
-                },
-                Some(text),
-            ) => {
-                let location = DeTable::parse(text).ok().and_then(|root| {
-                    let root = DeValue::Table(root.into_inner());
-                    locate(&root, &field).map(|o| Location::of_offset(text, o))
-                });
-                ScenarioError::Invalid {
-                    file,
-                    location,
-                    field,
-                    kind,
-                    reason,
-                }
-            }
-            (e, _) => e,
+        let Some(text) = &self.text else {
+            return e;
+        };
+        match DeTable::parse(text) {
+            Ok(root) => with_location(e, &DeValue::Table(root.into_inner()), text),
+            Err(_) => e,
         }
     }
 
@@ -552,7 +534,16 @@ fn parse_whole(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
             reason: format!("must be finite, got `{raw}` (nan and inf are not allowed)"),
         });
     }
-    let mut scenario = file.build(file_name).map_err(|e| match e {
+    let mut scenario = file
+        .build(file_name)
+        .map_err(|e| with_location(e, &root, text))?;
+    scenario.text = Some(text.into());
+    Ok(scenario)
+}
+
+/// `e` with the line and column of its field in `text` (parsed as `root`), if it has none yet.
+fn with_location(e: ScenarioError, root: &DeValue, text: &str) -> ScenarioError {
+    match e {
         ScenarioError::Invalid {
             file,
             location: None,
@@ -560,16 +551,14 @@ fn parse_whole(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
             kind,
             reason,
         } => ScenarioError::Invalid {
-            location: locate(&root, &field).map(|o| Location::of_offset(text, o)),
+            location: locate(root, &field).map(|o| Location::of_offset(text, o)),
             file,
             field,
             kind,
             reason,
         },
         other => other,
-    })?;
-    scenario.text = Some(text.into());
-    Ok(scenario)
+    }
 }
 
 /// A serde error of the structure pass, with its path, kind and location.
