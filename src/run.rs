@@ -191,14 +191,9 @@ pub struct OutputOptions {
 }
 
 impl Default for OutputOptions {
-    /// Every file, every step.
+    /// Every file, every step: the scenario's `[output]` defaults.
     fn default() -> Self {
-        Self {
-            trajectory: true,
-            contacts: true,
-            solver: true,
-            every: 1,
-        }
+        crate::scenario::Outputs::default().into()
     }
 }
 

@@ -1165,8 +1165,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         // The fallback solvers (dense, each iteration an n × n factorisation) only at the last
         // halving depth: a step the path search cannot solve is most often solved by the path
-        // search in halves, for a fraction of their cost (soak seed 7: 7 s of
-        // Levenberg–Marquardt per attempt against 0.1 s for the path search in halves).
+        // search in halves, for a fraction of their cost (`tests/soak.rs`).
         let fallbacks = depth >= self.settings.max_halvings;
         let solve = self.solve_step(h, fallbacks);
         report.newton_iterations += solve.major_iterations;
