@@ -36,7 +36,8 @@ Examples:
   implicit-contact paper sphere_on_two_spheres --out runs --plots plots
   implicit-contact study rolling-disc --out plots
   implicit-contact mcp-suite
-  implicit-contact soak --seeds 0..10 --threads 2";
+  implicit-contact soak --seeds 0..10 --threads 2
+  implicit-contact suite pyramid_10 stack --time-limit 30";
 
 #[derive(Subcommand)]
 enum Command {
@@ -139,6 +140,22 @@ enum Command {
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
     },
+    /// Run the many-body suite (pyramids, disc pyramids, stacks, piles, struck rows, a mixed
+    /// heap) one scene after another and print a table per scene: outcome, Newton iterations
+    /// (median/p99/max), time per step (median, p99, max), contacts and µs per contact per
+    /// step, and the laws (residual, penetration, cone in N·s, energy created); fails if a
+    /// scene fails, times out or breaks a law.
+    Suite {
+        /// Scenes to run, by name or name prefix (e.g. `pyramid_10 disc_pyramid`); all when
+        /// none is given. `--list` names them.
+        scenes: Vec<String>,
+        /// List the suite's scenes and stop.
+        #[arg(long)]
+        list: bool,
+        /// Wall-time limit per scene in seconds (also each solve's time limit).
+        #[arg(long, default_value_t = 60.0)]
+        time_limit: f64,
+    },
 }
 
 fn default_cases() -> &'static str {
@@ -198,6 +215,11 @@ fn main() -> ExitCode {
             threads,
             time_limit,
         }) => soak(&seeds, threads, time_limit),
+        Some(Command::Suite {
+            scenes,
+            list,
+            time_limit,
+        }) => suite(&scenes, list, time_limit),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -586,6 +608,41 @@ fn rolling_disc_study(
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+fn suite(names: &[String], list: bool, time_limit: f64) -> Result<(), String> {
+    use implicit_contact::study::suite;
+    let chosen = suite::select(names)?;
+    if list {
+        for s in &chosen {
+            println!("{:<22} {}", s.name, s.what);
+        }
+        return Ok(());
+    }
+    if !(time_limit.is_finite() && time_limit > 0.0) {
+        return Err(format!(
+            "--time-limit must be finite and > 0, got {time_limit}"
+        ));
+    }
+    let limit = std::time::Duration::from_secs_f64(time_limit);
+    // One scene at a time: the time columns are the point, and a second scene on the other
+    // core would share the memory bandwidth.
+    let mut outcomes = Vec::with_capacity(chosen.len());
+    for s in &chosen {
+        let o = suite::run(s, limit);
+        eprintln!(
+            "{}: {} in {:.1} s",
+            o.name,
+            o.run.outcome.word(),
+            o.run.wall_time.as_secs_f64()
+        );
+        outcomes.push(o);
+    }
+    print!("{}", suite::table(&outcomes));
+    match suite::problems(&outcomes) {
+        None => Ok(()),
+        Some(problems) => Err(problems),
+    }
 }
 
 fn soak(seeds: &str, threads: usize, time_limit: f64) -> Result<(), String> {

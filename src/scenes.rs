@@ -3,8 +3,8 @@
 //! grows.
 
 use crate::geometry::{
-    BodyShape, Circle, ConvexPart, GeometryError, HalfSpace, Placed, Planar, Pose, Space, Spatial,
-    Sphere,
+    BodyShape, Circle, ConvexPart, Ellipsoid, GeometryError, HalfSpace, Placed, Planar, Pose,
+    Space, Spatial, Sphere, Superellipsoid,
 };
 use crate::model::{Dynamics, Friction, ModelError, RigidBody, Scene, Twist};
 use nalgebra::{Matrix3, Quaternion, Vector1, Vector2, Vector3};
@@ -240,9 +240,11 @@ pub fn sphere_stack(n: usize, mu: f64) -> Result<Scene<Spatial>, SceneError> {
 }
 
 /// `n` spheres of radius 0.5 m and mass 1 kg dropped from rest onto the ground `z ≤ 0` (the
-/// issue's MuJoCo comparison): placed at random (from `seed`) without overlap in a column of
-/// about `⌈√n⌉ × ⌈√n⌉` sphere widths, 0.1 m apart at least, the lowest 0.05 m above the
-/// ground. Friction `mu`, `g = 9.81`, `h = 0.01`, 1 s.
+/// issue's MuJoCo comparison): layers of `k × k` spheres, `k = ⌈∛n⌉`, so that the column is
+/// about as tall as it is wide and the upper layers land on the lower ones (50 spheres: 4
+/// layers of 16 and 2; 100: 4 of 25; 300: 7 of 49 and 6), 0.1 m apart at least, each moved
+/// at random (from `seed`) by up to 0.04 m sideways so that no sphere lands balanced on
+/// another, the lowest 0.05 m above the ground. Friction `mu`, `g = 9.81`, `h = 0.01`, 1 s.
 pub fn sphere_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, SceneError> {
     let r = 0.5;
     let mut rng = SceneRng::new(seed);
@@ -254,7 +256,7 @@ pub fn sphere_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, Scene
         1.0,
     )?
     .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
-    let side = (n as f64).sqrt().ceil() as usize;
+    let side = cube_root_ceil(n);
     let cell = 2.0 * r + 0.1;
     let per_layer = side * side;
     for k in 0..n {
@@ -268,6 +270,88 @@ pub fn sphere_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, Scene
             r,
             Vector3::new(x, y, z),
         )?)?;
+    }
+    Ok(scene)
+}
+
+/// The least `k` with `k³ ≥ n` (at least 1).
+fn cube_root_ceil(n: usize) -> usize {
+    let mut k = 1;
+    while k * k * k < n {
+        k += 1;
+    }
+    k
+}
+
+/// A heap of `n` mixed bodies dropped from rest onto the ground `z ≤ 0`, in the column of
+/// [`sphere_pile`] (`⌈∛n⌉` per row, cells 0.74 m wide): solid ellipsoids and Barr
+/// superellipsoids (exponent 2.5–6) of semi-axes 0.1–0.2 m in random orientations, and one
+/// finite cylinder (radius 0.15 m, half-height 0.15 m; a second would meet the first, and two
+/// intersections of functions cannot touch yet), masses 1 kg. Friction `mu`, `g = 9.81`,
+/// `h = 0.01`, 1 s. The shapes, sizes and orientations come from `seed`.
+pub fn mixed_heap(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, SceneError> {
+    let mut rng = SceneRng::new(seed);
+    let mut scene = Scene::new(
+        &format!("mixed_heap_{n}"),
+        Vector3::new(0.0, 0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        1.0,
+    )?
+    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let side = cube_root_ceil(n);
+    // No two bounding balls (radius ≤ 0.2 √3) overlap at the start.
+    let reach = 0.2 * 3.0f64.sqrt();
+    let cell = 2.0 * reach + 0.05;
+    let per_layer = side * side;
+    let m = 1.0;
+    for k in 0..n {
+        let (layer, idx) = (k / per_layer, k % per_layer);
+        let name = format!("body{k}");
+        let centre = Vector3::new(
+            (idx % side) as f64 * cell + rng.uniform(-0.02, 0.02),
+            (idx / side) as f64 * cell + rng.uniform(-0.02, 0.02),
+            reach + 0.05 + layer as f64 * cell,
+        );
+        let axis = Vector3::new(
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+        );
+        let turn = nalgebra::UnitQuaternion::from_scaled_axis(axis * rng.uniform(0.0, 1.0));
+        let pose = Pose::spatial(centre, *turn.quaternion(), &name)?;
+        let a = Vector3::new(
+            rng.uniform(0.1, 0.2),
+            rng.uniform(0.1, 0.2),
+            rng.uniform(0.1, 0.2),
+        );
+        let sq = a.map(|x| x * x);
+        let ellipsoid_inertia =
+            Matrix3::from_diagonal(&Vector3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y))
+                * (m / 5.0);
+        let (part, inertia) = if k == n / 2 {
+            let (r, hh) = (0.15, 0.15);
+            let side = m * (r * r / 4.0 + hh * hh / 3.0);
+            (
+                ConvexPart::cylinder(r, hh)?,
+                Matrix3::from_diagonal(&Vector3::new(side, side, 0.5 * m * r * r)),
+            )
+        } else if k % 2 == 0 {
+            (
+                ConvexPart::single(&name, Ellipsoid::<Spatial>::new(a)?)?,
+                ellipsoid_inertia,
+            )
+        } else {
+            // The superellipsoid's inertia is taken as its inscribed ellipsoid's: a rounded
+            // box's mass lies further out, by at most the box's 5/3.
+            let p = rng.uniform(2.5, 6.0);
+            (
+                ConvexPart::single(&name, Superellipsoid::<Spatial>::new(a, p)?)?,
+                ellipsoid_inertia,
+            )
+        };
+        let shape = BodyShape::new(&name, vec![part])?;
+        scene = scene.with_body(RigidBody::<Spatial>::new(&name, m, inertia, shape, pose)?)?;
     }
     Ok(scene)
 }

@@ -2,7 +2,7 @@
 //! impulses are well defined, and every written impulse obeys the contact law in natural units.
 
 use implicit_contact::model::{Dynamics, Scene};
-use implicit_contact::scenes::{disc_pyramid, sphere_pyramid, sphere_stack};
+use implicit_contact::scenes::{disc_pyramid, sphere_pile, sphere_pyramid, sphere_stack};
 use implicit_contact::stepper::{ContactState, ImplicitStepper, StepperSettings};
 
 /// Per-run measurements of the law and the solver.
@@ -156,4 +156,80 @@ fn indeterminate_impulses_do_not_depend_on_the_factorisation() {
     let dp = worst(&dense.0, &sparse.0);
     assert!(dv <= 1e-9, "dense and sparse velocities differ by {dv:e}");
     assert!(dp <= 1e-5, "dense and sparse impulses differ by {dp:e}");
+}
+
+/// The piles pile: `sphere_pile` drops its spheres in layers of `⌈∛n⌉²` (50 spheres: 4
+/// layers), so the upper layers land on the lower ones (the first builder put every sphere of
+/// a pile of up to 100 in one layer, side by side: nothing ever touched).
+#[test]
+fn sphere_piles_start_in_layers() {
+    for (n, layers) in [(8, 2), (50, 4), (100, 4), (300, 7)] {
+        let scene = sphere_pile(n, 0.5, 1).unwrap();
+        let mut heights: Vec<f64> = scene
+            .bodies
+            .iter()
+            .filter(|b| !b.fixed)
+            .map(|b| b.pose.position[2])
+            .collect();
+        assert_eq!(heights.len(), n);
+        heights.sort_by(f64::total_cmp);
+        // Layers are 1.1 m apart, the jitter in height 0.04 m.
+        let distinct = 1 + heights.windows(2).filter(|w| w[1] - w[0] > 0.5).count();
+        assert_eq!(distinct, layers, "pile of {n}");
+    }
+}
+
+/// A pile of 8 spheres (two layers of four) dropped from rest: every step solves within the
+/// law, and after 1 s the upper layer rests on the lower one (a sphere–sphere contact carries
+/// a normal impulse), not on the ground beside it.
+#[test]
+fn a_small_pile_lands_on_itself() {
+    let scene = sphere_pile(8, 0.5, 1).unwrap();
+    let mu = scene.friction.mu;
+    let steps = scene.step_count();
+    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+    let mut m = Measured {
+        iterations: Vec::new(),
+        max_penetration: 0.0,
+        max_cone_violation: 0.0,
+        max_separated_impulse: 0.0,
+        min_normal_impulse: 0.0,
+    };
+    for k in 0..steps {
+        let r = stepper.step();
+        assert!(r.converged, "step {k} failed: {:?}", r.solve);
+        m.iterations.push(r.newton_iterations);
+        check_contacts(&stepper.contacts(), mu, &mut m);
+    }
+    assert_law("pile of 8", &m);
+    let stacked = stepper
+        .contacts()
+        .iter()
+        .filter(|c| c.body1 != 0 && c.body2 != 0 && c.normal_impulse > 1e-3)
+        .count();
+    assert!(
+        stacked >= 4,
+        "{stacked} sphere–sphere contacts carry the upper layer"
+    );
+}
+
+/// The suite's runner measures what the targets are stated in: a stack of 5 runs its
+/// 200 steps with 9 contacts in every step's MCP (the ground half-space pairs with every body,
+/// and 4 neighbours), its costs and quantiles in order, and breaks no law.
+#[test]
+fn the_suite_runner_measures_a_scene() {
+    use implicit_contact::study::soak::Outcome;
+    use implicit_contact::study::suite;
+    let chosen = suite::select(&["stack_5".to_string()]).unwrap();
+    assert_eq!(chosen.len(), 1);
+    let o = suite::run(&chosen[0], std::time::Duration::from_secs(120));
+    assert_eq!(o.run.outcome, Outcome::Ok);
+    assert_eq!((o.run.steps, o.run.planned_steps), (200, 200));
+    assert_eq!(o.contacts_per_step, 9.0);
+    assert!(o.run.newton_median <= o.newton_p99 && o.newton_p99 <= o.run.newton_max);
+    let [median, p99, max] = o.step_time;
+    assert!(0.0 < median && median <= p99 && p99 <= max);
+    assert!(o.per_contact_us > 0.0);
+    assert!(suite::problems(std::slice::from_ref(&o)).is_none());
+    assert!(suite::table(std::slice::from_ref(&o)).contains("stack_5"));
 }

@@ -4,6 +4,7 @@
 pub mod rocking;
 pub mod rolling_disc;
 pub mod soak;
+pub mod suite;
 
 pub use rolling_disc::{
     Configuration, Formulation, RollingDiscConfig, RollingDiscData, Series, StudyError,

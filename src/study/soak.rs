@@ -17,7 +17,7 @@ use crate::geometry::{
 use crate::model::{Dynamics, Friction, Integrator, RigidBody, Scene, Twist};
 use crate::scenario::AnyScene;
 use crate::scenes::SceneRng;
-use crate::stepper::{ImplicitStepper, StepperSettings};
+use crate::stepper::{ImplicitStepper, StepReport, StepperSettings};
 use nalgebra::{Matrix3, Quaternion, UnitComplex, UnitQuaternion, Vector1, Vector2, Vector3};
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -575,12 +575,16 @@ impl Tracker {
     }
 }
 
-fn run_scene<S: Dynamics>(
+/// Runs `scene` to its end (or its first failed step, or `wall_limit` after `start`), measuring
+/// the laws into `out` after every step; `on_step` sees every step's report, `publish` the
+/// outcome so far.
+pub(crate) fn run_scene<S: Dynamics>(
     scene: Scene<S>,
     settings: StepperSettings,
     out: &mut SeedOutcome,
     wall_limit: Duration,
     start: Instant,
+    on_step: &mut dyn FnMut(&StepReport),
     publish: &dyn Fn(&SeedOutcome),
 ) {
     out.planned_steps = scene.step_count();
@@ -608,6 +612,7 @@ fn run_scene<S: Dynamics>(
             break;
         }
         let report = stepper.step();
+        on_step(&report);
         t.newton.push(report.newton_iterations);
         out.worst_residual = out.worst_residual.max(report.residual);
         if !report.converged {
@@ -703,8 +708,12 @@ fn run_seed_observed(
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut o = blank.clone();
         match random.scene {
-            AnyScene::Planar(s) => run_scene(s, settings, &mut o, wall_limit, start, publish),
-            AnyScene::Spatial(s) => run_scene(s, settings, &mut o, wall_limit, start, publish),
+            AnyScene::Planar(s) => {
+                run_scene(s, settings, &mut o, wall_limit, start, &mut |_| {}, publish)
+            }
+            AnyScene::Spatial(s) => {
+                run_scene(s, settings, &mut o, wall_limit, start, &mut |_| {}, publish)
+            }
         }
         o
     }));
@@ -722,38 +731,72 @@ pub fn run_seed(seed: u64, wall_limit: Duration) -> SeedOutcome {
     run_seed_observed(seed, wall_limit, &|_| {})
 }
 
-/// How long past its wall limit a seed whose step has not ended is waited for.
+/// How long past its wall limit a run whose step has not ended is waited for.
 const GRACE: Duration = Duration::from_secs(1);
 
-/// [`run_seed`] on a worker thread, given up on `GRACE` after `wall_limit`: a step can take
-/// minutes (a dense fallback solve of a large problem) and the limit is otherwise only
-/// checked between steps. The abandoned worker finishes its step and stops.
-fn run_seed_bounded(seed: u64, wall_limit: Duration) -> SeedOutcome {
-    let start = Instant::now();
-    let latest: Arc<Mutex<Option<SeedOutcome>>> = Arc::new(Mutex::new(None));
+/// Runs `work` on a worker thread and gives up on it `GRACE` after `wall_limit`: a step can
+/// take minutes (a dense fallback solve of a large problem) and the limit is otherwise only
+/// checked between steps. `work` publishes its outcome so far through the function it is
+/// handed; a run given up on is `abandoned(last published, why)` (`why` a timeout, whose step
+/// count the caller fills in, or a panic), and its worker finishes its step and stops.
+pub(crate) fn run_bounded<O: Clone + Send + 'static>(
+    wall_limit: Duration,
+    work: impl FnOnce(&dyn Fn(&O)) -> O + Send + 'static,
+    abandoned: impl FnOnce(Option<O>, Outcome) -> O,
+) -> O {
+    let latest: Arc<Mutex<Option<O>>> = Arc::new(Mutex::new(None));
     let (tx, rx) = mpsc::channel();
     let shared = Arc::clone(&latest);
-    let spawned = std::thread::Builder::new()
-        .name(format!("soak seed {seed}"))
-        .spawn(move || {
-            let publish = |o: &SeedOutcome| {
-                *shared.lock().unwrap_or_else(|e| e.into_inner()) = Some(o.clone());
-            };
-            let _ = tx.send(run_seed_observed(seed, wall_limit, &publish));
-        });
+    let work = Arc::new(Mutex::new(Some(work)));
+    let spawned = {
+        let work = Arc::clone(&work);
+        std::thread::Builder::new()
+            .name("bounded run".into())
+            .spawn(move || {
+                let publish = |o: &O| {
+                    *shared.lock().unwrap_or_else(|e| e.into_inner()) = Some(o.clone());
+                };
+                let job = work.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(job) = job {
+                    let _ = tx.send(job(&publish));
+                }
+            })
+    };
     if spawned.is_err() {
-        return run_seed(seed, wall_limit);
+        // No thread to be had: the work runs here, bounded only between its steps.
+        let job = work.lock().unwrap_or_else(|e| e.into_inner()).take();
+        return match job {
+            Some(job) => job(&|_| {}),
+            None => abandoned(None, Outcome::Panicked("no worker thread".into())),
+        };
     }
     let outcome = match rx.recv_timeout(wall_limit + GRACE) {
         Ok(o) => return o,
-        Err(RecvTimeoutError::Timeout) => None,
-        Err(RecvTimeoutError::Disconnected) => Some(Outcome::Panicked(
-            "the worker ended without a result".into(),
-        )),
+        Err(RecvTimeoutError::Timeout) => Outcome::Timeout { steps: 0 },
+        Err(RecvTimeoutError::Disconnected) => {
+            Outcome::Panicked("the worker ended without a result".into())
+        }
     };
     let last = latest.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let mut o = last.unwrap_or_else(|| blank_outcome(seed, &random_scene(seed)));
-    o.outcome = outcome.unwrap_or(Outcome::Timeout { steps: o.steps });
+    abandoned(last, outcome)
+}
+
+/// [`run_seed`] on a worker thread, given up on `GRACE` after `wall_limit` ([`run_bounded`]).
+fn run_seed_bounded(seed: u64, wall_limit: Duration) -> SeedOutcome {
+    let start = Instant::now();
+    let result = run_bounded(
+        wall_limit,
+        move |publish: &dyn Fn(&SeedOutcome)| run_seed_observed(seed, wall_limit, publish),
+        |last, outcome| {
+            let mut o = last.unwrap_or_else(|| blank_outcome(seed, &random_scene(seed)));
+            o.outcome = match outcome {
+                Outcome::Timeout { .. } => Outcome::Timeout { steps: o.steps },
+                other => other,
+            };
+            o
+        },
+    );
+    let mut o = result;
     o.wall_time = start.elapsed();
     o
 }
