@@ -64,14 +64,7 @@ pub fn disc_row(n: usize, gap: f64, speed: f64, mu: f64) -> Result<Scene<Planar>
 /// into the others at `speed`. Friction coefficient `mu`, `g = 9.81`, `h = 0.01`, 2 s.
 pub fn sphere_row(n: usize, gap: f64, speed: f64, mu: f64) -> Result<Scene<Spatial>, SceneError> {
     let r = 0.5;
-    let mut scene = Scene::new(
-        &format!("sphere_row_{n}"),
-        Vector3::new(0.0, 0.0, -9.81),
-        Friction::coulomb(mu),
-        0.01,
-        2.0,
-    )?
-    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let mut scene = on_ground(&format!("sphere_row_{n}"), mu, 2.0)?;
     for i in 0..n {
         let name = format!("sphere{i}");
         let x = i as f64 * (2.0 * r + gap);
@@ -118,6 +111,19 @@ impl SceneRng {
 /// fraction of the radius: they touch to within it, never overlap.
 const PACKING_CLEARANCE: f64 = 1e-9;
 
+/// An empty 3D scene on the ground `z ≤ 0`: gravity 9.81 m/s² down, Coulomb friction `mu`,
+/// `h = 0.01`, `duration` seconds.
+fn on_ground(name: &str, mu: f64, duration: f64) -> Result<Scene<Spatial>, SceneError> {
+    Ok(Scene::new(
+        name,
+        Vector3::new(0.0, 0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        duration,
+    )?
+    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?)
+}
+
 /// A solid sphere of mass 1 kg (`I = 2/5 m r²`) at `centre`.
 fn sphere_body(name: &str, r: f64, centre: Vector3<f64>) -> Result<RigidBody<Spatial>, SceneError> {
     let m = 1.0;
@@ -156,14 +162,11 @@ pub fn tetrahedral_number(layers: usize) -> usize {
 pub fn sphere_pyramid(layers: usize, mu: f64) -> Result<Scene<Spatial>, SceneError> {
     let r = 0.1;
     let d = 2.0 * r * (1.0 + PACKING_CLEARANCE);
-    let mut scene = Scene::new(
+    let mut scene = on_ground(
         &format!("sphere_pyramid_{}", tetrahedral_number(layers)),
-        Vector3::new(0.0, 0.0, -9.81),
-        Friction::coulomb(mu),
-        0.01,
+        mu,
         2.0,
-    )?
-    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    )?;
     let layer_height = d * (2.0f64 / 3.0).sqrt();
     let mut k = 0;
     for level in 0..layers {
@@ -220,14 +223,7 @@ pub fn disc_pyramid(rows: usize, mu: f64) -> Result<Scene<Planar>, SceneError> {
 pub fn sphere_stack(n: usize, mu: f64) -> Result<Scene<Spatial>, SceneError> {
     let r = 0.1;
     let d = 2.0 * r * (1.0 + PACKING_CLEARANCE);
-    let mut scene = Scene::new(
-        &format!("sphere_stack_{n}"),
-        Vector3::new(0.0, 0.0, -9.81),
-        Friction::coulomb(mu),
-        0.01,
-        2.0,
-    )?
-    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let mut scene = on_ground(&format!("sphere_stack_{n}"), mu, 2.0)?;
     for k in 0..n {
         let z = r * (1.0 + PACKING_CLEARANCE) + k as f64 * d;
         scene = scene.with_body(sphere_body(
@@ -248,14 +244,7 @@ pub fn sphere_stack(n: usize, mu: f64) -> Result<Scene<Spatial>, SceneError> {
 pub fn sphere_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, SceneError> {
     let r = 0.5;
     let mut rng = SceneRng::new(seed);
-    let mut scene = Scene::new(
-        &format!("sphere_pile_{n}"),
-        Vector3::new(0.0, 0.0, -9.81),
-        Friction::coulomb(mu),
-        0.01,
-        1.0,
-    )?
-    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let mut scene = on_ground(&format!("sphere_pile_{n}"), mu, 1.0)?;
     let side = cube_root_ceil(n);
     let cell = 2.0 * r + 0.1;
     let per_layer = side * side;
@@ -291,14 +280,7 @@ fn cube_root_ceil(n: usize) -> usize {
 /// `h = 0.01`, 1 s. The shapes, sizes and orientations come from `seed`.
 pub fn mixed_heap(n: usize, mu: f64, seed: u64) -> Result<Scene<Spatial>, SceneError> {
     let mut rng = SceneRng::new(seed);
-    let mut scene = Scene::new(
-        &format!("mixed_heap_{n}"),
-        Vector3::new(0.0, 0.0, -9.81),
-        Friction::coulomb(mu),
-        0.01,
-        1.0,
-    )?
-    .with_body(ground::<Spatial>(Vector3::new(0.0, 0.0, 1.0))?)?;
+    let mut scene = on_ground(&format!("mixed_heap_{n}"), mu, 1.0)?;
     let side = cube_root_ceil(n);
     // No two bounding balls (radius ≤ 0.2 √3) overlap at the start.
     let reach = 0.2 * 3.0f64.sqrt();

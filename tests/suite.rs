@@ -32,6 +32,14 @@ fn check_contacts(contacts: &[ContactState], mu: f64, m: &mut Measured) {
 }
 
 fn run<S: Dynamics>(scene: Scene<S>, settings: StepperSettings) -> Measured {
+    run_keeping(scene, settings).0
+}
+
+/// [`run`], handing back the stepper at the end of the run as well.
+fn run_keeping<S: Dynamics>(
+    scene: Scene<S>,
+    settings: StepperSettings,
+) -> (Measured, ImplicitStepper<S>) {
     let mu = scene.friction.mu;
     let steps = (scene.duration / scene.time_step).round() as usize;
     let mut stepper = ImplicitStepper::new(scene, settings).expect("the scene is valid");
@@ -49,7 +57,7 @@ fn run<S: Dynamics>(scene: Scene<S>, settings: StepperSettings) -> Measured {
         m.iterations.push(r.newton_iterations);
         check_contacts(&stepper.contacts(), mu, &mut m);
     }
-    m
+    (m, stepper)
 }
 
 fn median(v: &[usize]) -> usize {
@@ -184,23 +192,7 @@ fn sphere_piles_start_in_layers() {
 /// a normal impulse), not on the ground beside it.
 #[test]
 fn a_small_pile_lands_on_itself() {
-    let scene = sphere_pile(8, 0.5, 1).unwrap();
-    let mu = scene.friction.mu;
-    let steps = scene.step_count();
-    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
-    let mut m = Measured {
-        iterations: Vec::new(),
-        max_penetration: 0.0,
-        max_cone_violation: 0.0,
-        max_separated_impulse: 0.0,
-        min_normal_impulse: 0.0,
-    };
-    for k in 0..steps {
-        let r = stepper.step();
-        assert!(r.converged, "step {k} failed: {:?}", r.solve);
-        m.iterations.push(r.newton_iterations);
-        check_contacts(&stepper.contacts(), mu, &mut m);
-    }
+    let (m, stepper) = run_keeping(sphere_pile(8, 0.5, 1).unwrap(), StepperSettings::default());
     assert_law("pile of 8", &m);
     let stacked = stepper
         .contacts()

@@ -532,6 +532,41 @@ pub struct SeedOutcome {
 }
 
 impl SeedOutcome {
+    /// The outcome of a run not yet made: its parameters, nothing measured.
+    pub(crate) fn before_run(
+        seed: u64,
+        dimension: u32,
+        bodies: usize,
+        shapes: String,
+        integrator: Integrator,
+        time_step: f64,
+        mu: f64,
+    ) -> SeedOutcome {
+        SeedOutcome {
+            seed,
+            dimension,
+            bodies,
+            shapes,
+            integrator,
+            time_step,
+            mu,
+            outcome: Outcome::Ok,
+            planned_steps: 0,
+            steps: 0,
+            failed_steps: 0,
+            retried_steps: 0,
+            worst_residual: 0.0,
+            worst_penetration: 0.0,
+            worst_cone_violation: 0.0,
+            separated_friction: 0,
+            energy_created: 0.0,
+            energy_created_relative: 0.0,
+            newton_median: 0,
+            newton_max: 0,
+            wall_time: Duration::ZERO,
+        }
+    }
+
     /// The same outcome with the wall time zeroed: what must not depend on the machine or the
     /// thread count.
     pub fn without_timing(&self) -> SeedOutcome {
@@ -659,29 +694,15 @@ pub(crate) fn run_scene<S: Dynamics>(
 /// The outcome of `seed` before its run: the scene's parameters, nothing measured.
 fn blank_outcome(seed: u64, random: &RandomScene) -> SeedOutcome {
     let (mu, time_step, bodies) = random.parameters();
-    SeedOutcome {
+    SeedOutcome::before_run(
         seed,
-        dimension: random.dimension(),
+        random.dimension(),
         bodies,
-        shapes: random.shape_summary(),
-        integrator: random.settings.integrator,
+        random.shape_summary(),
+        random.settings.integrator,
         time_step,
         mu,
-        outcome: Outcome::Ok,
-        planned_steps: 0,
-        steps: 0,
-        failed_steps: 0,
-        retried_steps: 0,
-        worst_residual: 0.0,
-        worst_penetration: 0.0,
-        worst_cone_violation: 0.0,
-        separated_friction: 0,
-        energy_created: 0.0,
-        energy_created_relative: 0.0,
-        newton_median: 0,
-        newton_max: 0,
-        wall_time: Duration::ZERO,
-    }
+    )
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
