@@ -225,3 +225,26 @@ fn the_suite_runner_measures_a_scene() {
     assert!(suite::problems(std::slice::from_ref(&o)).is_none());
     assert!(suite::table(std::slice::from_ref(&o)).contains("stack_5"));
 }
+
+/// Friction stays in its cone in N·s, not in N·s squared (the units of the row CS): the disc
+/// pyramid of 10 at μ = 0.2 left friction 1.6e-6 N·s outside its cone at a lightly loaded
+/// contact (the squared row passes `tol / (μ p_n + |p_t|)`). A solution that does so is now
+/// solved again with that contact's CS row divided by its load, so the excess is the
+/// tolerance (1e-10 N·s) up to the change of the load between the two solutions: measured
+/// 7.8e-11 N·s; 1e-9 leaves a factor 10.
+#[test]
+fn friction_stays_in_its_cone_in_newton_seconds() {
+    let scene = disc_pyramid(4, 0.2).unwrap();
+    let mu = scene.friction.mu;
+    let steps = scene.step_count();
+    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+    let mut worst = f64::NEG_INFINITY;
+    for k in 0..steps {
+        assert!(stepper.step().converged, "step {k}");
+        for c in stepper.contacts() {
+            // 2D, e_t = 1: the cone is |p_t| ≤ μ p_n.
+            worst = worst.max(c.friction_impulse - mu * c.normal_impulse);
+        }
+    }
+    assert!(worst <= 1e-9, "friction outside its cone by {worst:e} N·s");
+}

@@ -204,6 +204,12 @@ pub struct ContactBlock<S: Space> {
     /// The proximal regularisation of the impulses (see [`Proximal`]); zero weights leave the
     /// paper's rows.
     proximal: Proximal,
+    /// The positive factor the row CS is written times (1: the paper's row). Any factor has
+    /// the same solutions, but the solver's tolerance holds the row's residual: CS itself is
+    /// in N·s squared, so friction may pass `tol / (μ p_n + ‖p‖_e)` outside its cone in N·s.
+    /// The stepper sets `1 / (μ p̄_n + ‖p̄‖_e)` from a solution that did, for the solve that
+    /// follows, whose tolerance on CS is then in N·s near `p̄` (see [`Self::cone_excess`]).
+    cone_scale: f64,
 }
 
 /// The proximal-point terms that make a statically indeterminate step well posed (see
@@ -264,6 +270,7 @@ impl<S: Space> ContactBlock<S> {
             quasi: None,
             start_levers: None,
             proximal: Proximal::default(),
+            cone_scale: 1.0,
         })
     }
 
@@ -275,6 +282,31 @@ impl<S: Space> ContactBlock<S> {
     /// The proximal weights and centre.
     pub fn proximal(&self) -> &Proximal {
         &self.proximal
+    }
+
+    /// Sets the factor of the row CS (see the field `cone_scale`; 1 is the paper's row).
+    pub fn set_cone_scale(&mut self, scale: f64) {
+        debug_assert!(scale > 0.0 && scale.is_finite());
+        self.cone_scale = scale;
+    }
+
+    /// The factor of the row CS.
+    pub fn cone_scale(&self) -> f64 {
+        self.cone_scale
+    }
+
+    /// `(μ p_n + ‖p‖_e, ‖p‖_e − μ p_n)` of the block's local unknowns `x` (N·s), with
+    /// `‖p‖_e = √(Σ_k p_k²/e_k²)`: the cone's load and the friction's excess over it (positive:
+    /// outside the cone).
+    pub fn cone_excess(&self, x: &[f64]) -> (f64, f64) {
+        let l = &self.layout;
+        let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
+        let norm = (0..l.friction_count)
+            .map(|k| (x[l.friction + k] / axes[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let pn = x[l.normal];
+        (mu * pn + norm, norm - mu * pn)
     }
 
     /// Sets (or with `None` clears) the start-of-step lever arms `a₁ − c₁`, `a₂ − c₂` (world
@@ -585,6 +617,15 @@ impl<S: Space> ContactBlock<S> {
             let e2 = axes[k] * axes[k];
             vals[lay.sigma] -= pf[k] * pf[k] / e2;
             jac[at(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
+        }
+        let cs = self.cone_scale;
+        if cs != 1.0 {
+            vals[lay.sigma] *= cs;
+            jac[at(lay.sigma, lay.sigma)] *= cs;
+            jac[at(lay.sigma, lay.normal)] *= cs;
+            for k in 0..nf {
+                jac[at(lay.sigma, lay.friction + k)] *= cs;
+            }
         }
 
         // Impulse P = p_n n + Σ p_k t_k (tangential k only); δP on body 1's block, plus the

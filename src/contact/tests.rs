@@ -178,6 +178,12 @@ impl<S: Dynamics> Case<S> {
             );
         }
         self.check(z, &format!("{label} (proximal)"));
+        // The row CS written in N·s (a factor frozen for the solve): the same row times it.
+        self.block.set_cone_scale(7.5);
+        let scaled = self.eval(z).values;
+        assert!((scaled[l.sigma] - 7.5 * prox[l.sigma]).abs() <= 1e-12 * scaled[l.sigma].abs());
+        self.check(z, &format!("{label} (proximal, cone row scaled)"));
+        self.block.set_cone_scale(1.0);
         self.block.set_proximal(Proximal::default());
     }
 }

@@ -180,7 +180,11 @@
 //! friction is zero to rounding (`p_k (σ + ε_f) = ε_f p̄_k`, and `p̄_k` was zero). A solution
 //! accepted with friction above the tolerance (in N·s) on a contact whose normal impulse is
 //! zero — the rows `p_k σ`, `−Σ p_k²` pass `|p_k| ≈ √tol` when `σ` is small — is not
-//! accepted: that friction is set to zero with its centre and the step solved again.
+//! accepted: that friction is set to zero with its centre and the step solved again. Nor is
+//! one whose friction lies outside its cone by more than the tolerance in N·s: CS is written
+//! in N·s squared, so a lightly loaded contact passes `tol / (μ p_n + ‖p‖_e)` outside; its CS
+//! row is divided by `μ p̄_n + ‖p̄‖_e` of that solution (a factor frozen for the solve, so the
+//! Jacobian stays exact and the solutions are the same) and the step solved again.
 //!
 //! The weights are `α` ([`StepperSettings::proximal_weight`], 1e-6) times each contact's
 //! own scale (see `set_proximal_weights`), small enough that a resting or rolling contact
@@ -1310,6 +1314,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
         self.prepare(h);
         self.set_proximal_weights(h);
+        for &k in &self.active {
+            self.slots[k].block.set_cone_scale(1.0);
+        }
         self.center_proximal_at_z();
         // The first centre's friction is zero: a contact that separates in the step then
         // has none (`p_k (σ + ε_f) = 0`), whatever it carried before.
@@ -1333,7 +1340,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // Coulomb's law gives a contact without normal impulse no friction, but its rows
             // `p_k σ = 0`, `−Σ p_k² ≥ 0` pass `|p_k| ≈ √tol` when `σ` is small: such friction is
             // removed and the step solved again.
-            if total.residual <= tol && !self.center_unloaded_friction_at_zero(tol) {
+            if total.residual <= tol
+                && !self.center_unloaded_friction_at_zero(tol)
+                && !self.scale_cones_left(tol)
+            {
                 return total;
             }
             if outer == self.settings.proximal_iterations {
@@ -1355,6 +1365,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
         total.accumulate(&report);
         total.status = report.status;
         total.residual = report.residual;
+        if total.converged() && self.scale_cones_left(tol) {
+            let mut problem = step_problem!(self, h);
+            let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
+            total.accumulate(&report);
+            total.status = report.status;
+            total.residual = report.residual;
+        }
         total
     }
 
@@ -1378,6 +1395,31 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let first = slot.offset + l.friction;
             self.z[first..first + l.friction_count].fill(0.0);
             any = true;
+        }
+        if any {
+            self.last_z.clear();
+        }
+        any
+    }
+
+    /// Writes the row CS of every contact whose friction in `z` lies outside its cone by more
+    /// than `tol` in N·s times `1 / (μ p_n + ‖p‖_e)` (at most `1 / tol`), so that the solve
+    /// that follows holds the cone to the tolerance in N·s instead of N·s squared; true if
+    /// there was one. Scaling a row changes its residual, not its solutions.
+    fn scale_cones_left(&mut self, tol: f64) -> bool {
+        let mut any = false;
+        for &k in &self.active {
+            let slot = &mut self.slots[k];
+            if slot.block.friction().mu == 0.0 {
+                continue;
+            }
+            let l = slot.block.layout();
+            let x = &self.z[slot.offset..slot.offset + l.local_count];
+            let (load, excess) = slot.block.cone_excess(x);
+            if excess > tol {
+                slot.block.set_cone_scale(1.0 / load.max(tol));
+                any = true;
+            }
         }
         if any {
             self.last_z.clear();
