@@ -7,7 +7,8 @@ use implicit_contact::mcp::lemke::{Lemke, solve_lcp};
 use implicit_contact::mcp::test_problems::{random_p_lcp_with_solution, suite};
 use implicit_contact::mcp::{
     ClosureMcp, FbNewtonSolver, FbSettings, LinearMcp, LmSettings, LmSolver, McpProblem, McpSolver,
-    PathSettings, PathSolver, SolveSettings, SolverKind, Status, natural_residual, solve,
+    PathSettings, PathSolver, SolveReport, SolveSettings, SolverKind, Status, natural_residual,
+    solve,
 };
 use nalgebra::DMatrix;
 use proptest::prelude::*;
@@ -300,4 +301,71 @@ fn path_search_with_sparse_factorisations_solves_every_suite_case() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The dense solvers' work is capped at `dense_fallback_work / n³` factorisations (for
+/// Levenberg–Marquardt, whose budget the crate counts in multiples of `n + 1` evaluations, at
+/// least one such multiple), so that a fallback that cannot solve a large step gives up soon and
+/// after the same count on every machine.
+#[test]
+fn dense_solvers_stop_at_their_work_budget() {
+    fn run(p: &mut dyn McpProblem, kind: SolverKind, work: Option<f64>) -> SolveReport {
+        let mut settings = SolveSettings::default().only(kind);
+        if let Some(w) = work {
+            settings.dense_fallback_work = w;
+        }
+        let mut z = vec![0.3; p.dim()];
+        solve(p, &mut z, &settings)
+    }
+    let n = 40;
+    // F_i(z) = −1 − z_i + 0.1 sin(z_{i+1}) < 0 on z ≥ 0: no solution, and a coupled Jacobian.
+    let mut p = ClosureMcp::ncp(
+        n,
+        move |z: &[f64], f: &mut [f64]| {
+            for i in 0..n {
+                f[i] = -1.0 - z[i] + 0.1 * z[(i + 1) % n].sin();
+            }
+        },
+        move |z: &[f64], j: &mut DMatrix<f64>| {
+            j.fill(0.0);
+            for i in 0..n {
+                j[(i, i)] = -1.0;
+                j[(i, (i + 1) % n)] += 0.1 * z[(i + 1) % n].cos();
+            }
+        },
+    );
+    let cube = (n as f64).powi(3);
+    let free = run(&mut p, SolverKind::FischerBurmeister, None);
+    let capped = run(&mut p, SolverKind::FischerBurmeister, Some(5.0 * cube));
+    assert!(!free.converged() && !capped.converged(), "{free}\n{capped}");
+    assert!(capped.major_iterations <= 5, "{capped}");
+    assert!(free.major_iterations > 5, "{free}");
+
+    // Levenberg–Marquardt stops early on that one (a stationary point of ‖Φ‖²); it creeps on a
+    // free system with a triple root, F_i = (z_i − 1)³, whose Newton steps shrink the error by
+    // only a third: 19 iterations to the tolerance.
+    let n = 4;
+    let mut q = ClosureMcp::new(
+        vec![f64::NEG_INFINITY; n],
+        vec![f64::INFINITY; n],
+        |z: &[f64], f: &mut [f64]| {
+            for (fi, zi) in f.iter_mut().zip(z) {
+                *fi = (zi - 1.0).powi(3);
+            }
+        },
+        |z: &[f64], j: &mut DMatrix<f64>| {
+            j.fill(0.0);
+            for (i, zi) in z.iter().enumerate() {
+                j[(i, i)] = 3.0 * (zi - 1.0).powi(2);
+            }
+        },
+    )
+    .unwrap();
+    let cube = (n as f64).powi(3);
+    let free = run(&mut q, SolverKind::LevenbergMarquardt, None);
+    let capped = run(&mut q, SolverKind::LevenbergMarquardt, Some(5.0 * cube));
+    assert!(free.converged(), "{free}");
+    assert!(free.function_evaluations > 2 * (n + 1), "{free}");
+    assert!(!capped.converged(), "{capped}");
+    assert!(capped.function_evaluations <= 2 * (n + 1), "{capped}");
 }

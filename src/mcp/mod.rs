@@ -132,6 +132,9 @@ impl McpSolver {
         self.path.deadline = deadline;
         self.fb.deadline = deadline;
         self.lm.deadline = deadline;
+        // Factorisations (of `n³` work each) allowed to a dense solver.
+        let cube = (problem.dim().max(1) as f64).powi(3);
+        let dense_budget = ((self.settings.dense_fallback_work / cube) as usize).max(1);
         let mut best: Option<(f64, SolveReport)> = None;
         let mut tried = [false; 4];
         let attempts = if fallbacks {
@@ -162,12 +165,14 @@ impl McpSolver {
             let report = match kind {
                 SolverKind::PathSearch => self.path.solve(problem, z, tol, &self.settings.path),
                 SolverKind::FischerBurmeister => {
-                    self.fb
-                        .solve(problem, z, tol, &self.settings.fischer_burmeister)
+                    let mut settings = self.settings.fischer_burmeister.clone();
+                    settings.iteration_limit = settings.iteration_limit.min(dense_budget);
+                    self.fb.solve(problem, z, tol, &settings)
                 }
                 SolverKind::LevenbergMarquardt => {
-                    self.lm
-                        .solve(problem, z, tol, &self.settings.levenberg_marquardt)
+                    let mut settings = self.settings.levenberg_marquardt.clone();
+                    settings.evaluation_limit = settings.evaluation_limit.min(dense_budget);
+                    self.lm.solve(problem, z, tol, &settings)
                 }
                 SolverKind::Lemke => unreachable!(),
             };

@@ -228,6 +228,13 @@ pub struct SolveSettings {
     /// iteration factorises an `n × n` matrix densely, are tried only on problems of at most
     /// this many variables: beyond, one of their iterations costs more than a whole path search.
     pub dense_fallback_limit: usize,
+    /// Work allowed to each dense solver (Fischer–Burmeister Newton, Levenberg–Marquardt) in
+    /// units of one `n × n` dense factorisation's `n³`: iterations (evaluations for
+    /// Levenberg–Marquardt) are capped at `dense_fallback_work / n³`, so that a fallback that
+    /// cannot solve a step of a few hundred unknowns gives up in seconds, not minutes, and the
+    /// same on every machine (2e9: about 150 Levenberg–Marquardt evaluations at n = 228, where
+    /// 2000 took 32 s).
+    pub dense_fallback_work: f64,
     /// Wall time allowed for one solve, fallbacks included, in seconds (`None`: no limit, the
     /// default, so that a result never depends on the machine's speed); a solve that reaches
     /// it ends with [`Status::TimeLimit`](super::Status::TimeLimit) and its best point.
@@ -247,6 +254,7 @@ impl Default for SolveSettings {
             fischer_burmeister: FbSettings::default(),
             levenberg_marquardt: LmSettings::default(),
             dense_fallback_limit: 300,
+            dense_fallback_work: 2e9,
             time_limit: None,
         }
     }
@@ -264,6 +272,11 @@ impl SolveSettings {
             !self.order.is_empty(),
             "order",
             "must name at least one solver",
+        )?;
+        check(
+            self.dense_fallback_work > 0.0 && !self.dense_fallback_work.is_nan(),
+            "dense_fallback_work",
+            "must be positive",
         )?;
         check(
             self.time_limit.is_none_or(|t| t > 0.0 && !t.is_nan()),
