@@ -224,6 +224,40 @@ fn contacts_without_normal_impulse_carry_no_friction() {
     }
 }
 
+/// A passive scene never gains energy: a sub-step whose end-of-step conditions were met by a
+/// spurious root of the step's MCP (an impulse that throws the body off instead of stopping it)
+/// is refused and halved. Seeds 491 (3D, an ellipsoid and a superellipsoid, RATTLE, μ = 0) and
+/// 99 (2D, eight bodies, Euler, μ = 0) wrote +83 % and +28 % of their peak kinetic energy at
+/// single steps; now both run to their end within 1e-6 of it (measured 1.1e-7 and a loss).
+/// Seed 62 (one rectangle landing on a corner, RATTLE, μ = 0) gained 25 %; its halved steps do
+/// not converge either (a geometric transition the stepper does not yet resolve, issue 15),
+/// so it now stops with a reported failure, having written no energy. Seed 17 (a rectangle,
+/// RATTLE, μ = 0.02) gains 2 % of its peak kinetic energy at step 46 whatever the halving (a
+/// face landing on one contact point, issue 16): the run stops there and says so.
+#[test]
+fn a_step_that_creates_energy_is_refused_and_halved() {
+    use implicit_contact::study::soak::run_seed;
+    let out = run_seed(17, Duration::from_secs(60));
+    match &out.outcome {
+        Outcome::Failed { step, reason } => {
+            assert_eq!(*step, 46);
+            assert!(reason.contains("created"), "{reason}");
+        }
+        other => panic!("seed 17: {other:?}"),
+    }
+    for seed in [491, 99, 62] {
+        let out = run_seed(seed, Duration::from_secs(60));
+        assert!(
+            out.energy_created_relative <= 1e-6,
+            "seed {seed}: energy created {:e} of the peak kinetic energy",
+            out.energy_created_relative
+        );
+        if seed != 62 {
+            assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
+        }
+    }
+}
+
 /// A step the path search cannot solve whole is halved before the dense fallbacks are tried:
 /// they run only at the last halving depth. Soak seed 7 (2D, eleven bodies, RATTLE), step 34:
 /// the path search stalls on the whole step and on later halves. With Fischer–Burmeister and
