@@ -440,6 +440,13 @@ impl<S: Dynamics> RigidBody<S> {
         self.twist = *twist;
     }
 
+    /// Whether the body's loads have a potential (gravity, a constant force) or none: no
+    /// controller, no compliant layer, no constant torque (which has no potential in 3D).
+    pub fn loads_are_conservative(&self) -> bool {
+        let torque = self.external_wrench.torque;
+        self.controller.is_none() && self.layer.is_none() && S::angular_dot(&torque, &torque) == 0.0
+    }
+
     /// The kinetic energy `½ m v·v + ½ ωᵀ I_w ω` (zero for a fixed body).
     pub fn kinetic_energy(&self) -> f64 {
         if self.fixed {

@@ -1252,46 +1252,36 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Applies the solved sub-step (the bodies moved, the integrator's end of step) unless the
     /// scene is passive and the sub-step created energy: then the bodies are put back, the
     /// energy created and its scale returned, and the step is halved like one that did not
-    /// converge. The step's MCP
-    /// imposes non-penetration at the end of the step, on positions nonlinear in the impulse,
-    /// so it can have a second, spurious root (a rectangle landing on a corner under RATTLE
-    /// was thrown up with 2.1 N·s, where 0.01 N·s stopped it, and gained 138 % of its kinetic
-    /// energy); shorter steps make the end-of-step gap nearly linear and lose that root.
+    /// converge. The step's MCP imposes non-penetration at the end of the step, on positions
+    /// nonlinear in the impulse, so it can have a second, spurious root (a rectangle landing on
+    /// a corner under RATTLE was thrown up with 2.1 N·s, where 0.01 N·s stopped it, and gained
+    /// 138 % of its kinetic energy); shorter steps make the end-of-step gap nearly linear and
+    /// lose that root.
     fn apply_unless_energy_created(&mut self, h: f64, depth: usize) -> Option<(f64, f64)> {
         let nv = self.layout.len();
-        let gravity = self.scene.gravity;
-        let passive = self.scene.bodies.iter().all(|b| {
-            b.fixed
-                || (b.controller.is_none()
-                    && b.layer.is_none()
-                    && S::angular_dot(&b.external_wrench.torque, &b.external_wrench.torque) == 0.0)
-        }) && self
-            .active
+        let passive = self
+            .scene
+            .bodies
             .iter()
-            .all(|&k| self.slots[k].block.quasi_rigid().is_none());
-        let energies = |scene: &Scene<S>| {
-            scene.bodies.iter().fold((0.0, 0.0), |(k, v), b| {
-                (k + b.kinetic_energy(), v + b.potential_energy(&gravity))
-            })
-        };
-        let (k0, v0) = if passive {
-            energies(&self.scene)
-        } else {
-            (0.0, 0.0)
-        };
-        if passive {
-            self.substep_bodies.clear();
-            self.substep_bodies
-                .extend(self.scene.bodies.iter().map(|b| (b.pose, b.twist)));
-            self.substep_loaded.clone_from(&self.kick.loaded);
+            .all(|b| b.fixed || b.loads_are_conservative())
+            && self
+                .active
+                .iter()
+                .all(|&k| self.slots[k].block.quasi_rigid().is_none());
+        if !passive {
+            self.scene.advance_by(&self.z[..nv], h);
+            self.finish_quasi_step(depth == 0, h);
+            return None;
         }
+        let (k0, v0) = (self.scene.kinetic_energy(), self.scene.potential_energy());
+        self.substep_bodies.clear();
+        self.substep_bodies
+            .extend(self.scene.bodies.iter().map(|b| (b.pose, b.twist)));
+        self.substep_loaded.clone_from(&self.kick.loaded);
         let projected = self.energy_projected;
         self.scene.advance_by(&self.z[..nv], h);
         self.finish_quasi_step(depth == 0, h);
-        if !passive {
-            return None;
-        }
-        let (k1, v1) = energies(&self.scene);
+        let (k1, v1) = (self.scene.kinetic_energy(), self.scene.potential_energy());
         let (e0, e1) = (k0 + v0, k1 + v1);
         let scale = self.peak_kinetic.max(k0).max(k1);
         let allowed = ENERGY_GAIN * scale + ENERGY_ROUNDING * (e0.abs() + e1.abs());

@@ -314,11 +314,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let start_energy = &mut self.kick.start_energy;
         start_energy.clear();
         start_energy.extend(self.scene.bodies.iter().map(|b| {
-            let torque = b.external_wrench.torque;
-            let conservative = b.controller.is_none()
-                && b.layer.is_none()
-                && S::angular_dot(&torque, &torque) == 0.0;
-            if conservative {
+            if b.loads_are_conservative() {
                 b.kinetic_energy() + b.potential_energy(&gravity)
             } else {
                 f64::NAN
