@@ -378,9 +378,6 @@ fn stepper_refusal(scenario: &scenario::Scenario, e: StepperError) -> String {
     let names = scenario.scene.body_names();
     let index = |name: &str| names.iter().position(|n| *n == name);
     let field = match &e {
-        StepperError::BothSidesIntersections { body2, .. } => {
-            index(body2).map(|i| format!("body[{i}].part"))
-        }
         StepperError::Proximity { body2, .. } | StepperError::Contact { body2, .. } => {
             index(body2).map(|i| format!("body[{i}]"))
         }

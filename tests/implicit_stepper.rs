@@ -443,37 +443,3 @@ fn sphere_rolls_down_an_incline_at_five_sevenths_g_sin_theta() {
         "a = {a}, closed form {expected}"
     );
 }
-
-/// Both sides of a candidate contact described by several functions (box on box) is outside
-/// the paper's formulation (§7): the stepper refuses the scene and names the pair.
-#[test]
-fn a_contact_between_two_intersections_is_refused_with_the_pair_named() {
-    let boxed = |name: &str, y: f64| {
-        let part = ConvexPart::<Planar>::cuboid(Vector2::new(0.5, 0.5)).unwrap();
-        (
-            BodyShape::new(name, vec![part]).unwrap(),
-            Pose::planar(0.0, y, 0.0, name).unwrap(),
-        )
-    };
-    let (s1, p1) = boxed("crate", 2.0);
-    let (s2, p2) = boxed("pallet", 0.0);
-    let scene = Scene::new(
-        "boxes",
-        Vector2::new(0.0, -9.81),
-        Friction::coulomb(0.5),
-        0.01,
-        1.0,
-    )
-    .unwrap()
-    .with_body(RigidBody::<Planar>::new("crate", 1.0, 0.2, s1, p1).unwrap())
-    .unwrap()
-    .with_body(RigidBody::<Planar>::fixed("pallet", s2, p2).unwrap())
-    .unwrap();
-    let err = ImplicitStepper::new(scene, StepperSettings::default()).unwrap_err();
-    let message = err.to_string();
-    assert!(
-        message.contains("crate") && message.contains("pallet"),
-        "{message}"
-    );
-    assert!(message.contains("single function"), "{message}");
-}

@@ -251,9 +251,9 @@ fn no_command_announces_where_it_writes() {
     let _ = std::fs::remove_dir_all(&here);
 }
 
-/// A scene the implicit stepper cannot take (two boxes: both sides intersections of several
-/// functions) is refused at the body's parts with the file's line and column, and nothing is
-/// written.
+/// A scene the implicit stepper cannot take (a box with a compliant layer on a box: a layer
+/// needs one side of its contacts to be a single function) is refused at the body with the
+/// file's line and column, and nothing is written.
 #[test]
 fn a_stepper_refusal_names_the_place_in_the_file() {
     let out = common::temp_dir("run-control", "boxes");
@@ -284,6 +284,7 @@ name = "crate"
 mass = 1.0
 inertia = 0.1
 position = [0.0, 0.5]
+layer = { stiffness = [1000.0, 800.0], damping = [0.0, 0.0], max_deflection = 0.05 }
 [[body.part]]
 kind = "box"
 half_extents = [0.5, 0.5]
@@ -293,10 +294,7 @@ half_extents = [0.5, 0.5]
     let o = run_in(&out, &["run", file.to_str().unwrap()]);
     assert!(!o.status.success());
     let err = text(&o.stderr);
-    assert!(
-        err.contains("boxes.toml:25:1: field `body[1].part`"),
-        "{err}"
-    );
-    assert!(err.contains("both sides are intersections"), "{err}");
+    assert!(err.contains("boxes.toml:20:1: field `body[1]`"), "{err}");
+    assert!(err.contains("two intersections"), "{err}");
     assert!(!out.join("runs").exists());
 }

@@ -3,7 +3,10 @@
 
 use super::body_step::BodyStep;
 use super::quasi_rigid::QuasiRigid;
-use crate::geometry::{ConvexPart, Placed, Space, WorldEval, world_eval_with_pose_derivatives};
+use crate::geometry::{
+    ConvexPart, Placed, Pose, ProximityError, ProximitySettings, Space, WorldEval, proximity,
+    world_eval, world_eval_with_pose_derivatives,
+};
 use crate::model::{Friction, ModelError};
 use nalgebra::DMatrix;
 
@@ -29,6 +32,11 @@ pub enum ContactError {
 /// rows:   R1 | R2 | C1 | C2     | C3  | FR                          | CS| wrench₁  | wrench₂
 /// ```
 ///
+/// When `F` is an intersection too ([`f_count`](Self::f_count) `> 0`, see [`crate::contact`],
+/// "Two intersections"), `l1` holds the free scale `t` (row: `Σ lᵢ = 1`) and two groups come
+/// between `l2` and `p_n`: the normal source `ĝ` (`D` entries, rows RG) and `F`'s multipliers
+/// `l_F` (`f_count` entries, rows CF).
+///
 /// A body's `ν` block is `(v, ω)` (`D` then `A` entries); its wrench block is
 /// `(force, moment)` in the same sizes. The first [`local_count`](Self::local_count) entries are
 /// the block's own unknowns and rows.
@@ -50,6 +58,12 @@ pub struct ContactLayout {
     pub l1: usize,
     /// Offset of `l₂` (`m` entries).
     pub l2: usize,
+    /// Number of functions of `F` when `F` is an intersection (0: `F` is one function `f`).
+    pub f_count: usize,
+    /// Offset of the normal source `ĝ` (`D` entries; none when `f_count == 0`).
+    pub normal_source: usize,
+    /// Offset of `F`'s multipliers `l_F` (`f_count` entries).
+    pub lf: usize,
     /// Offset of `p_n`.
     pub normal: usize,
     /// Offset of the friction impulses: `p_t` (2D) or `p_t, p_o, p_r` (3D).
@@ -86,13 +100,21 @@ pub struct QuasiLayout {
 impl ContactLayout {
     /// The layout for space `S` and `m` functions of `G`.
     pub fn new<S: Space>(m: usize) -> Self {
+        Self::two_sided::<S>(0, m)
+    }
+
+    /// The layout for space `S`, `F` an intersection of `f_count` functions (0: one function,
+    /// [`new`](Self::new)'s layout) and `m` functions of `G`.
+    pub fn two_sided<S: Space>(f_count: usize, m: usize) -> Self {
         let d = S::DIM;
         let friction_count = if d == 2 { 1 } else { 3 };
         let a1 = 0;
         let a2 = d;
         let l1 = 2 * d;
         let l2 = l1 + 1;
-        let normal = l2 + m;
+        let normal_source = l2 + m;
+        let lf = normal_source + if f_count > 0 { d } else { 0 };
+        let normal = lf + f_count;
         let friction = normal + 1;
         let sigma = friction + friction_count;
         let local_count = sigma + 1;
@@ -105,6 +127,9 @@ impl ContactLayout {
             a2,
             l1,
             l2,
+            f_count,
+            normal_source,
+            lf,
             normal,
             friction,
             friction_count,
@@ -190,6 +215,8 @@ impl ContactEval {
 #[derive(Debug, Clone)]
 pub struct ContactBlock<S: Space> {
     f: Placed<S>,
+    /// `F` when it is an intersection of several functions (`f` is then its first).
+    f_part: Option<ConvexPart<S>>,
     g: ConvexPart<S>,
     friction: Friction,
     tangent_reference: S::Vector,
@@ -263,6 +290,7 @@ impl<S: Space> ContactBlock<S> {
         let layout = ContactLayout::new::<S>(g.len());
         Ok(Self {
             f,
+            f_part: None,
             g,
             friction,
             tangent_reference: S::unit_vector(0),
@@ -272,6 +300,124 @@ impl<S: Space> ContactBlock<S> {
             proximal: Proximal::default(),
             cone_scale: 1.0,
         })
+    }
+
+    /// The contact between the part `f` of body 1 and the part `g` of body 2, both
+    /// intersections allowed (see [`crate::contact`], "Two intersections"). A part `f` of one
+    /// function gives [`new`](Self::new)'s block.
+    pub fn between(
+        f: ConvexPart<S>,
+        g: ConvexPart<S>,
+        friction: Friction,
+    ) -> Result<Self, ContactError> {
+        let mut block = Self::new(f.functions()[0].clone(), g, friction)?;
+        if f.len() > 1 {
+            block.layout = ContactLayout::two_sided::<S>(f.len(), block.g.len());
+            block.f_part = Some(f);
+        }
+        Ok(block)
+    }
+
+    /// `F` as a part when it is an intersection of several functions (`None`: `F` is the one
+    /// function [`function_f`](Self::function_f)).
+    pub fn part_f(&self) -> Option<&ConvexPart<S>> {
+        self.f_part.as_ref()
+    }
+
+    /// The normal source at the local variables `x` with body 1 at `pose1`: `∇f(a₁)`, or the
+    /// unknown `ĝ` of two intersections. Its direction is the contact normal, from body 1
+    /// towards body 2.
+    pub fn normal_source(&self, x: &[f64], pose1: &Pose<S>) -> S::Vector {
+        let l = &self.layout;
+        if l.f_count > 0 {
+            return S::vector_from_fn(|i| x[l.normal_source + i]);
+        }
+        let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
+        world_eval(&self.f, pose1, &a1).gradient
+    }
+
+    /// The rate of the row C3 per metre of separation along the normal at `x` (body 1 at
+    /// `pose1`): `‖∇f(a₁)‖` for `f(a₂)`, `1/‖ĝ‖` for the scale `t` of two intersections (the
+    /// points are `t ‖ĝ‖` apart). 1 where it is not finite or zero.
+    pub fn gap_row_slope(&self, x: &[f64], pose1: &Pose<S>) -> f64 {
+        let g = S::norm(&self.normal_source(x, pose1));
+        let slope = if self.layout.f_count > 0 { 1.0 / g } else { g };
+        if slope.is_finite() && slope > 0.0 {
+            slope
+        } else {
+            1.0
+        }
+    }
+
+    /// The local variables of the contact at the bodies' poses `pose1`, `pose2`: the closest
+    /// points and the multipliers from [`proximity()`] (Proposition 3's change of variables, or
+    /// its analogue for two intersections), zero impulses; the proximity query's error if it
+    /// did not converge.
+    pub fn closest_point_guess(
+        &self,
+        pose1: &Pose<S>,
+        pose2: &Pose<S>,
+    ) -> Result<Vec<f64>, ProximityError> {
+        let l = self.layout;
+        let single;
+        let f_part = match &self.f_part {
+            Some(p) => p,
+            None => {
+                single = ConvexPart::new("F", vec![self.f.clone()])
+                    .expect("a part of one validated function");
+                &single
+            }
+        };
+        let g_part = &self.g;
+        let prox = proximity(f_part, pose1, g_part, pose2, &ProximitySettings::default())?;
+        let mut x = vec![0.0; l.local_count];
+        for k in 0..l.dim {
+            x[l.a1 + k] = prox.point_a[k];
+            x[l.a2 + k] = prox.point_b[k];
+        }
+        if l.f_count > 0 {
+            // Separated (eq. 24–25): Σ l̂ᵢ ∇fᵢ = a₂ − a₁ = −Σ l̂ⱼ ∇gⱼ, so lᵢ = l̂ᵢ/t with
+            // t = Σ l̂ᵢ, and lⱼ = l̂ⱼ/t. Touching: the depth problem's μ scaled the same way
+            // (t = 0).
+            let sum: f64 = prox.multipliers_a.iter().sum();
+            if sum > 0.0 && sum.is_finite() {
+                x[l.l1] = if prox.depth.is_some() { 0.0 } else { sum };
+                let mut source = S::zero_vector();
+                for (k, &m) in prox.multipliers_a.iter().enumerate() {
+                    x[l.lf + k] = m / sum;
+                    source += f_part.world_eval(k, pose1, &prox.point_a).gradient * (m / sum);
+                }
+                for i in 0..l.dim {
+                    x[l.normal_source + i] = source[i];
+                }
+                for (j, &m) in prox.multipliers_b.iter().enumerate() {
+                    x[l.l2 + j] = m / sum;
+                }
+                return Ok(x);
+            }
+            // No multiplier of F's functions: F's most active function and G's.
+            let k = most_active(f_part, pose1, &prox.point_a);
+            x[l.lf + k] = 1.0;
+            let ef = f_part.world_eval(k, pose1, &prox.point_a);
+            let gf = S::norm(&ef.gradient);
+            x[l.l1] = prox.distance / gf.max(1e-300);
+            for i in 0..l.dim {
+                x[l.normal_source + i] = ef.gradient[i];
+            }
+            let j = most_active(g_part, pose2, &prox.point_b);
+            let eg = g_part.world_eval(j, pose2, &prox.point_b);
+            x[l.l2 + j] = gf / S::norm(&eg.gradient).max(1e-300);
+            return Ok(x);
+        }
+        // l₁ ∇f(a₁) = a₂ − a₁ (eq. 15) and ∇f(a₁) + Σ l₂ⱼ ∇gⱼ(a₂) = 0 (eq. 29) on the most
+        // active function of G.
+        let ef = f_part.world_eval(0, pose1, &prox.point_a);
+        let grad_f = S::norm(&ef.gradient);
+        x[l.l1] = prox.distance / grad_f.max(1e-300);
+        let j = most_active(g_part, pose2, &prox.point_b);
+        let eg = g_part.world_eval(j, pose2, &prox.point_b);
+        x[l.l2 + j] = grad_f / S::norm(&eg.gradient).max(1e-300);
+        Ok(x)
     }
 
     /// Sets the proximal weights and centre of the impulses (see [`Proximal`]).
@@ -344,7 +490,7 @@ impl<S: Space> ContactBlock<S> {
         self.friction
     }
 
-    /// The function `f` of object `F`.
+    /// The function `f` of object `F` (its first function when `F` is an intersection).
     pub fn function_f(&self) -> &Placed<S> {
         &self.f
     }
@@ -354,12 +500,17 @@ impl<S: Space> ContactBlock<S> {
         &self.g
     }
 
-    /// Lower and upper bounds of the local variables: `l₁, l₂, p_n, σ ≥ 0`, the rest free.
+    /// Lower and upper bounds of the local variables: `l₁, l₂, p_n, σ ≥ 0`, the rest free;
+    /// with two intersections `l₂, l_F, p_n, σ ≥ 0` (the scale `t` in the slot of `l₁` is free:
+    /// C3 keeps it `≥ 0`).
     pub fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
         let l = &self.layout;
         let mut lower = vec![f64::NEG_INFINITY; l.local_count];
-        for i in l.l1..l.normal + 1 {
+        for i in (l.l1..l.normal_source).chain(l.lf..l.normal + 1) {
             lower[i] = 0.0;
+        }
+        if l.f_count > 0 {
+            lower[l.l1] = f64::NEG_INFINITY;
         }
         lower[l.sigma] = 0.0;
         if let (Some(q), Some(ql)) = (&self.quasi, l.quasi) {
@@ -421,8 +572,9 @@ impl<S: Space> ContactBlock<S> {
         let (d, na, m, nf) = (S::DIM, S::ANGULAR_DIM, lay.g_count, lay.friction_count);
         let cols = Compact::new::<S>(&lay, body1.fixed, body2.fixed);
         let (bw, w) = (cols.body_width, cols.width);
-        // Compact offsets: body 1's block `[a₁, ν₁]` at 0, body 2's `[a₂, ν₂]` at `bw`.
-        let (c1, c2) = (0, bw);
+        // Compact offsets: body 1's block `[a₁, ν₁]` at 0, body 2's `[a₂, ν₂]` at `bw`, the
+        // normal source `ĝ` (two intersections) at `2 bw`.
+        let (c1, c2, cs) = (0, bw, 2 * bw);
         let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
         let vals = &mut out.values;
         let nrows = lay.total;
@@ -441,12 +593,22 @@ impl<S: Space> ContactBlock<S> {
         let (pose1, pose2) = (&body1.pose_end, &body2.pose_end);
         let (a1, a2) = (arr::<S>(&a1s), arr::<S>(&a2s));
 
-        let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
-        let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2s);
-
-        // ∇f(a₁) and its derivative (a₁ and ν₁ columns: body 1's block).
-        let g = arr::<S>(&ef1.gradient);
-        let dg = gradient_rows(&ef1, body1, c1, c1 + d);
+        // The normal source `g` — `∇f(a₁)`, or the unknown `ĝ` when F is an intersection — and
+        // its derivative, nonzero only on the compact columns `nr` (body 1's block, or `ĝ`'s).
+        let two_sided = lay.f_count > 0;
+        let (g, dg, nr) = if two_sided {
+            let g: Vec3 =
+                std::array::from_fn(|i| if i < d { x[lay.normal_source + i] } else { 0.0 });
+            let mut dg = [ZERO_ROW; 3];
+            for (i, row) in dg.iter_mut().enumerate().take(d) {
+                row[cs + i] = 1.0;
+            }
+            (g, dg, cs..cs + d)
+        } else {
+            let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
+            let g = arr::<S>(&ef1.gradient);
+            (g, gradient_rows(&ef1, body1, c1, c1 + d), c1..c1 + bw)
+        };
 
         // Normal: δn = (I − n nᵀ)/‖∇f‖ · δ∇f.
         let gnorm = (0..d).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
@@ -457,14 +619,14 @@ impl<S: Space> ContactBlock<S> {
                 (delta - n[i] * n[k]) / gnorm
             })
         });
-        let dn = mat_rows::<S>(&proj, &dg, c1..c1 + bw);
+        let dn = mat_rows::<S>(&proj, &dg, nr.clone());
 
         // Tangent basis (D − 1 directions) and derivatives (body 1's block).
         let basis = tangent_basis(d, &n, &arr::<S>(&self.tangent_reference));
         let nt = d - 1;
         let mut dts = [[ZERO_ROW; 3]; 2];
         for k in 0..nt {
-            dts[k] = mat_rows::<S>(&basis[k].1, &dn, c1..c1 + bw);
+            dts[k] = mat_rows::<S>(&basis[k].1, &dn, nr.clone());
         }
 
         // Lever arms r_b = a_b − c_b.
@@ -503,7 +665,7 @@ impl<S: Space> ContactBlock<S> {
             vals[row] = a1[i] - a2[i] + l1 * g[i];
             let mut r = ZERO_ROW;
             if l1 != 0.0 {
-                for c in c1..c1 + bw {
+                for c in nr.clone() {
                     r[c] = l1 * dg[i][c];
                 }
             }
@@ -517,7 +679,7 @@ impl<S: Space> ContactBlock<S> {
         let mut r2rows = [ZERO_ROW; 3];
         for i in 0..d {
             vals[lay.a2 + i] = g[i];
-            r2rows[i][c1..c1 + bw].copy_from_slice(&dg[i][c1..c1 + bw]);
+            r2rows[i][nr.clone()].copy_from_slice(&dg[i][nr.clone()]);
         }
         for j in 0..m {
             let e = self.g.world_eval(j, pose2, &a2s);
@@ -541,13 +703,19 @@ impl<S: Space> ContactBlock<S> {
             cols.scatter::<S>(jac, nrows, lay.a2 + i, &r2rows[i], 1.0);
         }
 
-        // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
-        vals[lay.l1] = -ef1.value;
-        let r = value_row(&ef1, body1, c1, c1 + d, -1.0);
-        cols.scatter::<S>(jac, nrows, lay.l1, &r, 1.0);
-        vals[lay.normal] = ef2.value;
-        let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
-        cols.scatter::<S>(jac, nrows, lay.normal, &r, 1.0);
+        if two_sided {
+            self.two_sided_rows(&lay, x, &a1s, body1, &cols, vals, jac);
+        } else {
+            // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
+            let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
+            vals[lay.l1] = -ef1.value;
+            let r = value_row(&ef1, body1, c1, c1 + d, -1.0);
+            cols.scatter::<S>(jac, nrows, lay.l1, &r, 1.0);
+            let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2s);
+            vals[lay.normal] = ef2.value;
+            let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
+            cols.scatter::<S>(jac, nrows, lay.normal, &r, 1.0);
+        }
         let prox = &self.proximal;
         if prox.weights[0] != 0.0 {
             vals[lay.normal] += prox.weights[0] * (pn - prox.center[0]);
@@ -577,7 +745,7 @@ impl<S: Space> ContactBlock<S> {
                     }
                     ds[c] = acc2;
                 }
-                for c in c1..c1 + bw {
+                for c in nr.clone() {
                     let mut acc = 0.0;
                     for i in 0..d {
                         acc += vrel[i] * dts[k][i][c];
@@ -588,7 +756,7 @@ impl<S: Space> ContactBlock<S> {
             } else {
                 // Torsion (3D): s_r = n · (ω₂ − ω₁).
                 let wr: Vec3 = std::array::from_fn(|i| w2[i] - w1[i]);
-                for c in c1..c1 + bw {
+                for c in nr.clone() {
                     ds[c] = (0..d).map(|i| wr[i] * dn[i][c]).sum::<f64>();
                 }
                 for i in 0..na {
@@ -633,14 +801,14 @@ impl<S: Space> ContactBlock<S> {
         let mut p: Vec3 = std::array::from_fn(|i| n[i] * pn_wrench);
         let mut dp = [ZERO_ROW; 3];
         for i in 0..d {
-            for c in c1..c1 + bw {
+            for c in nr.clone() {
                 dp[i][c] = dn[i][c] * pn_wrench;
             }
         }
         for k in 0..nt {
             for i in 0..d {
                 p[i] += basis[k].0[i] * pf[k];
-                for c in c1..c1 + bw {
+                for c in nr.clone() {
                     dp[i][c] += dts[k][i][c] * pf[k];
                 }
             }
@@ -673,7 +841,7 @@ impl<S: Space> ContactBlock<S> {
                     dm[cb + j] = -cp[i][j];
                     dm[cb + d + j] = -cp[i][j] * -step.dtrans_dv;
                 }
-                for c in c1..c1 + bw {
+                for c in nr.clone() {
                     let mut acc = 0.0;
                     for k in 0..d {
                         acc += cl[i][k] * dp[k][c];
@@ -697,7 +865,7 @@ impl<S: Space> ContactBlock<S> {
                 if let Some((pr, col)) = torsion {
                     mom_i += pr * n[i];
                     jac[at(row0 + d + i, col)] = sign * n[i];
-                    for c in c1..c1 + bw {
+                    for c in nr.clone() {
                         dm[c] += dn[i][c] * pr;
                     }
                 }
@@ -708,8 +876,80 @@ impl<S: Space> ContactBlock<S> {
     }
 }
 
-/// Largest compact width: `[a₁, ν₁, a₂, ν₂]` in 3D, `2 (3 + 6)`.
-pub(super) const MAX_WIDTH: usize = 18;
+impl<S: Space> ContactBlock<S> {
+    /// The rows of two intersections that replace C1 and C3 (see [`crate::contact`], "Two
+    /// intersections"): `Σᵢ lᵢ − 1` (the slot of `l₁`, paired with the free `t`), RG
+    /// `ĝ − Σᵢ lᵢ ∇fᵢ(a₁)`, CF `−fᵢ(a₁)` and C3 `t` (its proximal term is added by the caller).
+    #[allow(clippy::too_many_arguments)]
+    fn two_sided_rows(
+        &self,
+        lay: &ContactLayout,
+        x: &[f64],
+        a1s: &S::Vector,
+        body1: &BodyStep<S>,
+        cols: &Compact,
+        vals: &mut [f64],
+        jac: &mut [f64],
+    ) {
+        let d = S::DIM;
+        let nrows = lay.total;
+        let at = |row: usize, col: usize| col * nrows + row;
+        let part = self
+            .f_part
+            .as_ref()
+            .expect("a two-sided layout has F's part");
+        let cs = 2 * cols.body_width;
+        vals[lay.l1] = -1.0;
+        let mut rg = [ZERO_ROW; 3];
+        let mut source: Vec3 =
+            std::array::from_fn(|i| if i < d { x[lay.normal_source + i] } else { 0.0 });
+        for (i, row) in rg.iter_mut().enumerate().take(d) {
+            row[cs + i] = 1.0;
+        }
+        for k in 0..lay.f_count {
+            let lk = x[lay.lf + k];
+            let e = part.world_eval(k, &body1.pose_end, a1s);
+            vals[lay.l1] += lk;
+            jac[at(lay.l1, lay.lf + k)] = 1.0;
+            if lk != 0.0 {
+                let dgk = gradient_rows(&e, body1, 0, d);
+                for i in 0..d {
+                    for c in 0..cols.body_width {
+                        rg[i][c] -= lk * dgk[i][c];
+                    }
+                }
+            }
+            for i in 0..d {
+                source[i] -= lk * e.gradient[i];
+                jac[at(lay.normal_source + i, lay.lf + k)] = -e.gradient[i];
+            }
+            vals[lay.lf + k] = -e.value;
+            let r = value_row(&e, body1, 0, d, -1.0);
+            cols.scatter::<S>(jac, nrows, lay.lf + k, &r, 1.0);
+        }
+        for i in 0..d {
+            vals[lay.normal_source + i] = source[i];
+            cols.scatter::<S>(jac, nrows, lay.normal_source + i, &rg[i], 1.0);
+        }
+        vals[lay.normal] = x[lay.l1];
+        jac[at(lay.normal, lay.l1)] = 1.0;
+    }
+}
+
+/// The function of `part` largest at the world point `p` (body at `pose`; the first of ties).
+fn most_active<S: Space>(part: &ConvexPart<S>, pose: &Pose<S>, p: &S::Vector) -> usize {
+    let mut best = (f64::NEG_INFINITY, 0usize);
+    for j in 0..part.len() {
+        let v = part.world_eval(j, pose, p).value;
+        if v > best.0 {
+            best = (v, j);
+        }
+    }
+    best.1
+}
+
+/// Largest compact width: `[a₁, ν₁, a₂, ν₂, ĝ]` in 3D, `2 (3 + 6) + 3`.
+pub(super) const MAX_WIDTH: usize = 21;
 
 /// A row over the compact columns.
 pub(super) type Row = [f64; MAX_WIDTH];
@@ -732,19 +972,23 @@ pub(super) type Rows = [Row; 3];
 pub(super) struct Compact {
     /// `D + DOF`.
     pub(super) body_width: usize,
-    /// `2 (D + DOF)`.
+    /// `2 (D + DOF)`, plus `D` with a normal source.
     width: usize,
     /// Per body: block column of its `a`, of its `ν`, and whether `ν` is written.
     bodies: [(usize, usize, bool); 2],
+    /// Block column of the normal source `ĝ` (compact columns `2 (D + DOF)…`), if any.
+    source: Option<usize>,
 }
 
 impl Compact {
     pub(super) fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
         let bw = S::DIM + S::DOF;
+        let source = (lay.f_count > 0).then_some(lay.normal_source);
         Self {
             body_width: bw,
-            width: 2 * bw,
+            width: 2 * bw + if source.is_some() { S::DIM } else { 0 },
             bodies: [(lay.a1, lay.nu1, !fixed1), (lay.a2, lay.nu2, !fixed2)],
+            source,
         }
     }
 
@@ -768,6 +1012,11 @@ impl Compact {
                 for k in 0..S::DOF {
                     jac[(nu + k) * nrows + row] = scale * src[base + d + k];
                 }
+            }
+        }
+        if let Some(g) = self.source {
+            for k in 0..d {
+                jac[(g + k) * nrows + row] = scale * src[2 * bw + k];
             }
         }
     }

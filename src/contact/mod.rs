@@ -54,6 +54,51 @@
 //! [`tangent_reference_for`] of the start-of-step normal). With isotropic friction
 //! (`e_t = e_o`) the law does not depend on `e`.
 //!
+//! # Two intersections
+//!
+//! When `F` is an intersection too (`F = {fᵢ ≤ 0}`, `m_F ≥ 2` functions: a box on a box, a
+//! polygon against a polygon), the paper's rows need the index of `F`'s active function, which
+//! is not known before the step (§7). [`ContactBlock::between`] then writes, with a free scale
+//! `t`, multipliers `l_F ≥ 0` and a free *normal source* `ĝ ∈ ℝᴰ`:
+//!
+//! ```text
+//! R1 (a₁)        a₁ − a₂ + t ĝ                        = 0
+//! R2 (a₂)        ĝ + Σⱼ l₂ⱼ ∇gⱼ(a₂)                  = 0
+//! RG (ĝ)         ĝ − Σᵢ lᵢ ∇fᵢ(a₁)                   = 0
+//! C0 (t, free)   Σᵢ lᵢ − 1                            = 0
+//! CF (lᵢ)        −fᵢ(a₁)                              ≥ 0 ⊥ lᵢ ≥ 0
+//! C2 (l₂ⱼ)       −gⱼ(a₂)                              ≥ 0 ⊥ l₂ⱼ ≥ 0
+//! C3 (p_n)       t                                    ≥ 0 ⊥ p_n ≥ 0
+//! ```
+//!
+//! and FR, CS and the wrench as above with `n = ĝ/‖ĝ‖`. Why it is right: `a₁ ∈ F`, `a₂ ∈ G`,
+//! `ĝ` lies in `F`'s normal cone at `a₁` and `−ĝ` in `G`'s at `a₂` (CF, C2, RG, R2), and
+//! `ĝ ≠ 0` (a convex combination of active gradients of a set with an interior point). So
+//! `F ⊂ {x : ĝ·(x − a₁) ≤ 0}` and `G ⊂ {x : ĝ·(x − a₂) ≥ 0}`, and with `t ≥ 0` R1 makes
+//! `ĝ·(a₂ − a₁) = t ‖ĝ‖² ≥ 0`: the slab between the two planes, of width
+//! `‖a₂ − a₁‖ = t ‖ĝ‖`, separates the bodies, and since `a₁, a₂` realise that width it is
+//! the distance (`t = 0`: touching, the common normal in both cones). Overlapping bodies have
+//! no such slab, so no solution with `t ≥ 0`: C3 is the non-penetration condition, and it is
+//! not optional — without it two squares side by side solve the other rows exactly at
+//! `t < 0` with the far faces' points. With one function in `F`, C0 forces `l₁ = 1` and
+//! `ĝ = ∇f(a₁)`: the paper's block with `t` in the place of `l₁` (the stepper keeps the
+//! paper's block there, so single-function contacts are unchanged). `ĝ` is an unknown, not
+//! `Σ lᵢ ∇fᵢ` substituted, so that the normal depends on `D` columns whatever `m_F` is, and the
+//! block's derivatives keep one compact column set (`[a₁, ν₁, a₂, ν₂, ĝ]`). The layout
+//! ([`ContactLayout::two_sided`]) puts `t` in `l₁`'s slot and `ĝ`, `l_F` between `l₂` and
+//! `p_n`.
+//!
+//! **Face and edge contact.** Flat on flat, the rows leave `a₁ = a₂` free along the shared
+//! face (or edge): the local block is singular there, and the step's moment balance — the
+//! Newton–Euler rows, where the point is the lever of `P` — fixes it. The solution is one
+//! *equivalent contact point* per pair of convex parts, where the resultant of the pressure
+//! over the face acts (Xie and Chakraborty's line and surface contact, in the same solve): under
+//! the centre of mass at rest, moved by `F b/(m g)` by a push `F` at height `b`, leading the
+//! centre by `μ b` while sliding, at the edge when the body tips. Torsion about `n` at that
+//! point is the friction ellipsoid's third axis `e_r` (a moment limit `μ e_r p_n`, not the
+//! integral of the face's pressure). Compliant layers are refused on such contacts (the
+//! deflection relation needs a single active function of the compliant side).
+//!
 //! # Derivatives
 //!
 //! Every quantity is differentiated as a row (or rows) over all columns

@@ -303,6 +303,14 @@ impl<S: Space> ContactBlock<S> {
                 S::DIM
             )));
         }
+        if self.layout.f_count > 0 {
+            return Err(ContactError::InvalidLayer(
+                "a compliant layer on a contact between two intersections of several \
+                 functions is not supported (one side must be a single function, e.g. a \
+                 half-space or a rounded shape)"
+                    .into(),
+            ));
+        }
         if integrator.splits_smooth_impulses() && !layer.is_normal_decoupled() {
             return Err(ContactError::InvalidLayer(
                 "the midpoint integrator needs a layer without normal–tangential coupling \

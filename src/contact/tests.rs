@@ -101,6 +101,16 @@ impl<S: Dynamics> Case<S> {
         for j in 0..l.g_count {
             z[l.l2 + j] = rng.uniform(0.0, 1.0);
         }
+        if l.f_count > 0 {
+            // The free scale t of either sign, the normal source ĝ, F's multipliers.
+            z[l.l1] = rng.uniform(-0.5, 1.0);
+            for i in 0..S::DIM {
+                z[l.normal_source + i] = rng.uniform(-1.0, 1.0);
+            }
+            for k in 0..l.f_count {
+                z[l.lf + k] = rng.uniform(0.0, 1.0);
+            }
+        }
         z[l.normal] = rng.uniform(0.0, 2.0);
         for k in 0..l.friction_count {
             z[l.friction + k] = rng.uniform(-1.0, 1.0);
@@ -610,4 +620,125 @@ fn wrenches_are_equal_and_opposite() {
         0.1,
     );
     check_wrench_balance(&case, &z);
+}
+
+/// `F` an intersection too: a flat-sided disc (a disc cut by a half-plane, so the rows RG carry
+/// a Hessian) against a box, and a box against a box; both layouts and bounds.
+#[test]
+fn jacobian_2d_two_intersections() {
+    let mut rng = Rng(0x5eed_0002);
+    let cut_disc = ConvexPart::new_with_interior(
+        "cut disc",
+        vec![
+            Placed::new(
+                Ball::<Planar>::new(0.5).unwrap(),
+                planar_pose(0.05, 0.0, 0.0),
+            ),
+            Placed::at_origin(HalfSpace::<Planar>::new(Vector2::new(0.3, -1.0), 0.2).unwrap()),
+        ],
+        Vector2::new(0.0, 0.0),
+    )
+    .unwrap();
+    let square = ConvexPart::<Planar>::cuboid(Vector2::new(0.4, 0.3)).unwrap();
+    let bar = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.2)).unwrap();
+    let block = ContactBlock::between(square.clone(), bar.clone(), friction()).unwrap();
+    let l = block.layout();
+    // a1 (2), a2 (2), t, l2 (4), ĝ (2), l_F (4), p_n, p_t, σ.
+    assert_eq!((l.f_count, l.normal_source, l.lf, l.normal), (4, 9, 11, 15));
+    assert_eq!((l.local_count, l.total), (18, 24));
+    let (lo, _) = block.bounds();
+    for (i, b) in lo.iter().enumerate() {
+        let nonnegative = (5..9).contains(&i) || (11..16).contains(&i) || i == l.sigma;
+        assert_eq!(*b == 0.0, nonnegative, "bound of {i}: {b}");
+    }
+    for (f, g, name) in [
+        (&cut_disc, &bar, "cut disc/bar"),
+        (&square, &bar, "square/bar"),
+    ] {
+        for (fixed1, fixed2) in CONFIGS {
+            let mut case = Case {
+                block: ContactBlock::between(f.clone(), g.clone(), friction()).unwrap(),
+                start1: planar_pose(0.1, 0.7, 0.3),
+                start2: planar_pose(-0.1, 0.0, -0.2),
+                fixed1,
+                fixed2,
+                h: 0.1,
+            };
+            for trial in 0..4 {
+                let z = case.random_state(
+                    &mut rng,
+                    Vector2::new(0.2, 0.4),
+                    Vector2::new(0.1, 0.2),
+                    0.2,
+                );
+                let label = format!("{name} fixed=({fixed1},{fixed2}) trial {trial}");
+                case.check(&z, &label);
+                case.check_with_proximal(&z, &label);
+                let levers = (Vector2::new(0.1, -0.3), Vector2::new(-0.2, 0.2));
+                case.check_with_levers(&z, levers, &label);
+            }
+        }
+    }
+}
+
+/// Two intersections in 3D: a capped cylinder-like part (a ball cut by two half-spaces)
+/// against a box, and a box against a box, with torsion, anisotropic friction, proximal
+/// terms and trapezoidal levers.
+#[test]
+fn jacobian_3d_two_intersections() {
+    let mut rng = Rng(0x5eed_0003);
+    let cut_ball = ConvexPart::new_with_interior(
+        "cut ball",
+        vec![
+            Placed::new(
+                Ball::<Spatial>::new(0.5).unwrap(),
+                spatial_pose(Vector3::new(0.02, -0.03, 0.0), Vector3::zeros()),
+            ),
+            Placed::at_origin(
+                HalfSpace::<Spatial>::new(Vector3::new(0.1, 0.2, -1.0), 0.25).unwrap(),
+            ),
+            Placed::at_origin(
+                HalfSpace::<Spatial>::new(Vector3::new(-0.1, 0.0, 1.0), 0.3).unwrap(),
+            ),
+        ],
+        Vector3::zeros(),
+    )
+    .unwrap();
+    let cube = ConvexPart::<Spatial>::cuboid(Vector3::new(0.3, 0.25, 0.2)).unwrap();
+    let slab = ConvexPart::<Spatial>::cuboid(Vector3::new(0.8, 0.6, 0.15)).unwrap();
+    for (f, g, name) in [
+        (&cut_ball, &slab, "cut ball/slab"),
+        (&cube, &slab, "cube/slab"),
+    ] {
+        for (fixed1, fixed2) in CONFIGS {
+            let mut block = ContactBlock::between(f.clone(), g.clone(), friction()).unwrap();
+            block
+                .set_tangent_reference(Vector3::new(0.3, 0.8, 0.2))
+                .unwrap();
+            let mut case = Case {
+                block,
+                start1: spatial_pose(Vector3::new(0.1, 0.0, 0.6), Vector3::new(0.3, -0.2, 0.4)),
+                start2: spatial_pose(Vector3::new(0.0, 0.1, 0.0), Vector3::new(-0.1, 0.2, 0.1)),
+                fixed1,
+                fixed2,
+                h: 0.1,
+            };
+            for trial in 0..3 {
+                let z = case.random_state(
+                    &mut rng,
+                    Vector3::new(0.1, 0.0, 0.35),
+                    Vector3::new(0.0, 0.1, 0.15),
+                    0.2,
+                );
+                let label = format!("{name} fixed=({fixed1},{fixed2}) trial {trial}");
+                case.check(&z, &label);
+                case.check_with_proximal(&z, &label);
+                let levers = (
+                    Vector3::new(0.05, -0.2, -0.3),
+                    Vector3::new(-0.1, 0.15, 0.25),
+                );
+                case.check_with_levers(&z, levers, &label);
+            }
+        }
+    }
 }

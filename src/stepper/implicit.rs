@@ -37,8 +37,9 @@
 //! and its last solution, the warm start when it enters again. With
 //! [`StepperSettings::broad_phase`] off, every pair takes part for the whole run, as in the
 //! paper. The side described by one function plays the paper's object `F`; if both are, the
-//! part of a moving body is preferred (the disc, not the ground); if neither is, the scene is
-//! refused ([`StepperError::BothSidesIntersections`]).
+//! part of a moving body is preferred (the disc, not the ground); if neither is, the contact is
+//! the block of two intersections ([`crate::contact`], "Two intersections"), `F` again on a
+//! moving body.
 //!
 //! # Linear algebra
 //!
@@ -204,7 +205,7 @@
 
 use super::broad_phase::{BroadPhase, PairKey};
 use crate::contact::{BodyStep, ContactBlock, ContactEval, Proximal, tangent_reference_for};
-use crate::geometry::{Pose, ProximitySettings, Space, proximity};
+use crate::geometry::{Pose, Space};
 #[cfg(doc)]
 use crate::mcp::PathSettings;
 use crate::mcp::{
@@ -218,8 +219,6 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// A contact's unit normal `n` with the point `a₁` and body 1's pose it was evaluated at.
-type CachedNormal<S> = (<S as Space>::Vector, Pose<S>, <S as Space>::Vector);
-
 /// Marks a block entry with no place in the global Jacobian (a fixed body's twist).
 const NO_ENTRY: usize = usize::MAX;
 
@@ -271,22 +270,6 @@ impl Default for StepperSettings {
 /// Why a scene cannot be stepped.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StepperError {
-    /// Both parts of a candidate contact are intersections of several functions (a later
-    /// extension of the formulation; the paper's §7 restriction).
-    #[error(
-        "contact between `{body1}` part `{part1}` and `{body2}` part `{part2}`: both sides are \
-         intersections of several functions; one side must be a single function"
-    )]
-    BothSidesIntersections {
-        /// First body.
-        body1: String,
-        /// Its part.
-        part1: String,
-        /// Second body.
-        body2: String,
-        /// Its part.
-        part2: String,
-    },
     /// The initial closest-point query of a contact failed.
     #[error("initial proximity of `{body1}` and `{body2}` failed: {reason}")]
     Proximity {
@@ -380,17 +363,16 @@ pub struct ContactState {
     pub quasi_rigid: Option<crate::contact::QuasiRigidState>,
 }
 
-/// The unit normal at `a₁` on body 1 at its current pose, and the friction impulse
-/// `p_t t + p_o o` as a world vector in the contact block's own tangent basis, for output.
+/// The unit normal of the contact's local variables `x` (body 1 at its current pose), and the
+/// friction impulse `p_t t + p_o o` as a world vector in the contact block's own tangent
+/// basis, for output.
 fn output_normal_and_friction<S: Dynamics>(
-    f: &crate::geometry::Placed<S>,
+    x: &[f64],
     body1: &crate::model::RigidBody<S>,
-    a1: &[f64],
     block: &ContactBlock<S>,
     [p_t, p_o]: [f64; 2],
 ) -> (Vec<f64>, Vec<f64>) {
-    let point = S::vector_from_fn(|k| a1[k]);
-    let g = crate::geometry::world_eval(f, &body1.pose, &point).gradient;
+    let g = block.normal_source(x, &body1.pose);
     let len = S::norm(&g);
     let n: [f64; 3] = std::array::from_fn(|k| if k < S::DIM { g[k] / len } else { 0.0 });
     let e = block.tangent_reference();
@@ -492,8 +474,9 @@ pub struct ImplicitStepper<S: Dynamics> {
     have_previous: bool,
     /// The closest points at the start of the current step.
     points: Vec<f64>,
-    /// The points `a₁` at the start of the current (sub-)step.
-    start_points: Vec<f64>,
+    /// The contacts' normal sources ([`ContactBlock::normal_source`]) at the start of the
+    /// current (sub-)step: the tunnelling check and the RATTLE integrator's first kick.
+    start_normals: Vec<f64>,
     /// Per halving depth, the state to return to if that (sub-)step fails.
     saved: Vec<Vec<f64>>,
     /// The applied impulses `h λ_app` of the step (the midpoint integrator's velocity update).
@@ -509,10 +492,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// the (sub-)step (the RATTLE integrator's first-kick directions).
     start_poses: Vec<Pose<S>>,
     start_pairs: Vec<f64>,
-    /// The RATTLE integrator's second-kick workspace, and per contact slot its last
-    /// end-of-step normal with the point and pose it was evaluated at.
+    /// The RATTLE integrator's second-kick workspace.
     kick: second_order::KickScratch,
-    normal_cache: Vec<Option<CachedNormal<S>>>,
     /// Per contact slot, the impulses `(p_n, p_t, p_o, p_r)` the RATTLE projection added to the
     /// MCP's in the last (sub-)step (empty under the other integrators).
     projected: Vec<[f64; 4]>,
@@ -551,7 +532,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// step, with their initial guesses (closest points from a proximity query, zero impulses).
     pub fn new(scene: Scene<S>, settings: StepperSettings) -> Result<Self, StepperError> {
         let solver = McpSolver::new(settings.solver.clone())?;
-        Self::refuse_double_intersections(&scene)?;
         let layout = scene.velocity_layout();
         let nv = layout.len();
         let z = scene.velocities();
@@ -577,7 +557,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             previous_points: Vec::new(),
             have_previous: false,
             points: Vec::new(),
-            start_points: Vec::new(),
+            start_normals: Vec::new(),
             saved: Vec::new(),
             applied: vec![0.0; nv],
             previous_z: Vec::new(),
@@ -587,7 +567,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
             start_poses: Vec::new(),
             start_pairs: Vec::new(),
             kick: Default::default(),
-            normal_cache: Vec::new(),
             projected: Vec::new(),
             energy_projected: 0.0,
             scratch: Vec::new(),
@@ -603,34 +582,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
         };
         stepper.update_contacts(stepper.scene.time_step)?;
         Ok(stepper)
-    }
-
-    /// The paper's formulation needs one side of every contact to be a single function
-    /// (§7): refuse the scene if two intersection parts of different bodies, not both fixed,
-    /// could ever meet. Only intersection parts are compared, so this is cheap.
-    fn refuse_double_intersections(scene: &Scene<S>) -> Result<(), StepperError> {
-        let mut parts = Vec::new();
-        for (b, body) in scene.bodies.iter().enumerate() {
-            for (p, part) in body.shape.parts().iter().enumerate() {
-                if part.len() > 1 {
-                    parts.push((b, p));
-                }
-            }
-        }
-        for (k, &(i, pi)) in parts.iter().enumerate() {
-            for &(j, pj) in &parts[k + 1..] {
-                let (bi, bj) = (&scene.bodies[i], &scene.bodies[j]);
-                if i != j && !(bi.fixed && bj.fixed) {
-                    return Err(StepperError::BothSidesIntersections {
-                        body1: bi.name.clone(),
-                        part1: bi.shape.parts()[pi].name().to_string(),
-                        body2: bj.name.clone(),
-                        part2: bj.shape.parts()[pj].name().to_string(),
-                    });
-                }
-            }
-        }
-        Ok(())
     }
 
     /// How far the ball of a part (radius `r`, centre at distance `arm` from the body's
@@ -885,24 +836,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let (part_i, part_j) = (&bi.shape.parts()[pi], &bj.shape.parts()[pj]);
         let single_i = part_i.len() == 1;
         let single_j = part_j.len() == 1;
-        // body1 holds F (one function), body2 holds G.
+        // body1 holds F (one function if either side is one), body2 holds G.
         let (b1, p1, b2, p2) = match (single_i, single_j) {
-            (true, true) if bi.fixed && !bj.fixed => (j, pj, i, pi),
-            (true, _) => (i, pi, j, pj),
+            (true, true) | (false, false) if bi.fixed && !bj.fixed => (j, pj, i, pi),
+            (true, _) | (false, false) => (i, pi, j, pj),
             (false, true) => (j, pj, i, pi),
-            (false, false) => {
-                return Err(StepperError::BothSidesIntersections {
-                    body1: bi.name.clone(),
-                    part1: part_i.name().to_string(),
-                    body2: bj.name.clone(),
-                    part2: part_j.name().to_string(),
-                });
-            }
         };
-        let f = scene.bodies[b1].shape.parts()[p1].functions()[0].clone();
+        let f = scene.bodies[b1].shape.parts()[p1].clone();
         let g = scene.bodies[b2].shape.parts()[p2].clone();
         let friction: Friction = scene.friction_between(b1, b2);
-        let block = ContactBlock::new(f, g, friction).map_err(|e| StepperError::Contact {
+        let block = ContactBlock::between(f, g, friction).map_err(|e| StepperError::Contact {
             body1: scene.bodies[b1].name.clone(),
             body2: scene.bodies[b2].name.clone(),
             reason: e.to_string(),
@@ -928,46 +871,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Closest points and KKT multipliers of the contact at the current poses; zero impulses.
     fn initial_guess(scene: &Scene<S>, slot: &Slot<S>) -> Result<Vec<f64>, StepperError> {
         let (b1, b2) = (&scene.bodies[slot.body1], &scene.bodies[slot.body2]);
-        let l = slot.block.layout();
-        let f_part = crate::geometry::ConvexPart::new("F", vec![slot.block.function_f().clone()])
-            .map_err(|e| StepperError::Contact {
-            body1: b1.name.clone(),
-            body2: b2.name.clone(),
-            reason: e.to_string(),
-        })?;
-        let g_part = slot.block.part_g();
-        let prox = proximity(
-            &f_part,
-            &b1.pose,
-            g_part,
-            &b2.pose,
-            &ProximitySettings::default(),
-        )
-        .map_err(|e| StepperError::Proximity {
-            body1: b1.name.clone(),
-            body2: b2.name.clone(),
-            reason: e.to_string(),
-        })?;
-        let mut x = vec![0.0; l.local_count];
-        for k in 0..l.dim {
-            x[l.a1 + k] = prox.point_a[k];
-            x[l.a2 + k] = prox.point_b[k];
-        }
-        // l₁ ∇f(a₁) = a₂ − a₁ (eq. 15) and ∇f(a₁) + Σ l₂ⱼ ∇gⱼ(a₂) = 0 (eq. 29) on the most
-        // active function of G.
-        let ef = f_part.world_eval(0, &b1.pose, &prox.point_a);
-        let grad_f = S::norm(&ef.gradient);
-        x[l.l1] = prox.distance / grad_f.max(1e-300);
-        let mut best = (f64::NEG_INFINITY, 0usize);
-        for jf in 0..g_part.len() {
-            let v = g_part.world_eval(jf, &b2.pose, &prox.point_b).value;
-            if v > best.0 {
-                best = (v, jf);
-            }
-        }
-        let eg = g_part.world_eval(best.1, &b2.pose, &prox.point_b);
-        x[l.l2 + best.1] = grad_f / S::norm(&eg.gradient).max(1e-300);
-        Ok(x)
+        slot.block
+            .closest_point_guess(&b1.pose, &b2.pose)
+            .map_err(|e| StepperError::Proximity {
+                body1: b1.name.clone(),
+                body2: b2.name.clone(),
+                reason: e.to_string(),
+            })
     }
 
     /// Number of contacts in the step's MCP.
@@ -1018,6 +928,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let mut fa2 = e2.value;
                 let quasi = self.quasi_state_of(slot);
                 let (gap, penetration) = match &quasi {
+                    // Two intersections: the points are `t ‖ĝ‖` apart, on the far sides when
+                    // `t < 0` (C3 keeps `t ≥ 0` to the tolerance).
+                    None if l.f_count > 0 => {
+                        if x[l.l1] < 0.0 {
+                            (-gap, gap)
+                        } else {
+                            (gap, 0.0)
+                        }
+                    }
                     Some(q) => {
                         if slot.block.quasi_rigid().map(|r| r.side)
                             == Some(crate::contact::CompliantSide::F)
@@ -1039,7 +958,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     None => (gap, 0.0),
                 };
                 let (normal, friction) =
-                    output_normal_and_friction::<S>(f, b1, &a1, &slot.block, [f0, f1]);
+                    output_normal_and_friction::<S>(x, b1, &slot.block, [f0, f1]);
                 ContactState {
                     id: slot.id,
                     body1: slot.body1,
@@ -1166,13 +1085,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut saved = std::mem::take(&mut self.saved[depth]);
         saved.clear();
         saved.extend_from_slice(&self.z);
-        // The closest points on F at the start of this (sub-)step, for the tunnelling check.
-        self.start_points.clear();
+        // The contacts' normal sources at the start of this (sub-)step, for the tunnelling
+        // check.
+        self.start_normals.clear();
         for &k in &self.active {
             let slot = &self.slots[k];
             let l = slot.block.layout();
-            let a1 = slot.offset + l.a1;
-            self.start_points.extend_from_slice(&self.z[a1..a1 + l.dim]);
+            let x = &self.z[slot.offset..slot.offset + l.local_count];
+            let n = slot
+                .block
+                .normal_source(x, &self.scene.bodies[slot.body1].pose);
+            self.start_normals.extend((0..l.dim).map(|i| n[i]));
         }
         // Both points, before the predictor moves them (the RATTLE integrator's first kick).
         self.start_pairs.clear();
@@ -1319,11 +1242,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 _ => body.pose,
             };
-            let a_start = S::vector_from_fn(|d| self.start_points[a_at + d]);
-            let a_end = S::vector_from_fn(|d| self.z[slot.offset + l.a1 + d]);
-            let f = slot.block.function_f();
-            let n_start = crate::geometry::world_eval(f, &body.pose, &a_start).gradient;
-            let n_end = crate::geometry::world_eval(f, &end, &a_end).gradient;
+            let n_start = S::vector_from_fn(|d| self.start_normals[a_at + d]);
+            let x_end = &self.z[slot.offset..slot.offset + l.local_count];
+            let n_end = slot.block.normal_source(x_end, &end);
             if S::dot(&n_start, &n_end) < 0.0 {
                 return true;
             }
@@ -1540,15 +1461,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             };
             let w = inverse_mass(slot.body1) + inverse_mass(slot.body2);
             let l = slot.block.layout();
-            let a1 = S::vector_from_fn(|i| self.z[slot.offset + l.a1 + i]);
-            let pose = &bodies[slot.body1].pose;
-            let f = slot.block.function_f();
-            let grad = S::norm(&crate::geometry::world_eval(f, pose, &a1).gradient);
-            let grad = if grad.is_finite() && grad > 0.0 {
-                grad
-            } else {
-                1.0
-            };
+            let x = &self.z[slot.offset..slot.offset + l.local_count];
+            let grad = slot.block.gap_row_slope(x, &bodies[slot.body1].pose);
             let p = v / w;
             slot.block.set_proximal(Proximal {
                 weights: [alpha * h * w * grad, alpha * v, alpha * p * p / v],
@@ -1647,9 +1561,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             for &k in &self.active {
                 let slot = &mut self.slots[k];
                 let l = slot.block.layout();
-                let a1 = S::vector_from_fn(|k| self.z[slot.offset + l.a1 + k]);
-                let pose = &self.scene.bodies[slot.body1].pose;
-                let n = crate::geometry::world_eval(slot.block.function_f(), pose, &a1).gradient;
+                let x = &self.z[slot.offset..slot.offset + l.local_count];
+                let n = slot
+                    .block
+                    .normal_source(x, &self.scene.bodies[slot.body1].pose);
                 // A coordinate axis is always a valid reference; with a non-finite normal the
                 // old reference stays and the solve reports the non-finite values it meets.
                 if S::norm(&n) > 0.0 {

@@ -31,11 +31,16 @@ pub(super) fn attach<S: Dynamics>(
         }
     };
     let block = slot.block.clone();
+    // The layered body second: a refusal is placed at the second body.
+    let (other, layered) = match side {
+        CompliantSide::F => (b2, b1),
+        CompliantSide::G => (b1, b2),
+    };
     slot.block = block
         .with_layer(layer, side, integrator)
         .map_err(|e| StepperError::Contact {
-            body1: b1.name.clone(),
-            body2: b2.name.clone(),
+            body1: other.name.clone(),
+            body2: layered.name.clone(),
             reason: e.to_string(),
         })?;
     slot.eval = slot.block.new_eval();

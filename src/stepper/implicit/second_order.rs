@@ -6,7 +6,6 @@
 //! projection").
 
 use super::ImplicitStepper;
-use crate::geometry::world_eval;
 use crate::mcp::SparseLu;
 use crate::model::{Dynamics, Twist};
 use nalgebra::{DMatrix, DVector};
@@ -211,7 +210,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // RATTLE's first kick acts along the start-of-step constraint directions W(q): move the
         // impulses there (an O(h) change of direction of an O(h) impulse, tangential to the
         // constraints to first order; its normal part is removed by the projection below).
-        let mut k0 = 0;
+        let (mut k0, mut k1) = (0, 0);
         normals.clear();
         for &k in &self.active {
             let slot = &self.slots[k];
@@ -222,24 +221,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let (b1, b2) = (slot.body1, slot.body2);
             let (pose1, pose2) = (&self.scene.bodies[b1].pose, &self.scene.bodies[b2].pose);
             let n_end = if slot.block.quasi_rigid().is_none() {
-                self.unit_normal(k, &x[l.a1..], pose1)
+                unit::<S>(slot.block.normal_source(x, pose1))
             } else {
                 None
             };
             normals.push(n_end.map_or([f64::NAN; 3], |n| std::array::from_fn(|i| n[i % S::DIM])));
-            // The start-of-step normal is the last step's end normal when its inputs are the
-            // same bits (a whole step after a whole step): reused, not evaluated again.
-            let a_start = S::vector_from_fn(|i| start[i]);
-            let n_start = match self.normal_cache.get(k) {
-                Some(Some((a, pose, n))) if *a == a_start && *pose == self.start_poses[b1] => {
-                    Some(*n)
-                }
-                _ => self.unit_normal(k, start, &self.start_poses[b1]),
-            };
-            if self.normal_cache.len() <= k {
-                self.normal_cache.resize(k + 1, None);
-            }
-            self.normal_cache[k] = n_end.map(|n| (S::vector_from_fn(|i| x[l.a1 + i]), *pose1, n));
+            // The start-of-step normal, kept by `advance` before the first kick moved `z`.
+            let n_start = unit::<S>(S::vector_from_fn(|i| self.start_normals[k1 + i]));
+            k1 += l.dim;
             let (Some(n_end), Some(n_start)) = (n_end, n_start) else {
                 continue;
             };
@@ -626,23 +615,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         changed
     }
 
-    /// The unit normal `n = ∇f(a₁)/‖∇f(a₁)‖` of contact slot `k` at the point `a₁` (the first
-    /// `D` entries of `points`) with body 1 at `pose1`; `None` where the gradient vanishes.
-    fn unit_normal(
-        &self,
-        k: usize,
-        points: &[f64],
-        pose1: &crate::geometry::Pose<S>,
-    ) -> Option<S::Vector> {
-        let a1 = S::vector_from_fn(|i| points[i]);
-        let grad = world_eval(self.slots[k].block.function_f(), pose1, &a1).gradient;
-        let norm = S::norm(&grad);
-        (norm > 0.0).then(|| grad * (1.0 / norm))
-    }
-
     /// The wrench (on body 1, on body 2; `(force, moment)` in `S::DOF` entries) of the impulses
     /// of contact slot `k` (its solution in `z`) if its points were `points = (a₁, a₂)`, its
-    /// bodies at `pose1`, `pose2` and its normal `n` ([`Self::unit_normal`] there; friction
+    /// bodies at `pose1`, `pose2` and its normal `n` (the block's normal there; friction
     /// only if it sticks): `P = p_n n + Σ p_k t_k` on body 2 at `a₂` (plus the torsion `p_r n`)
     /// and the opposite on body 1 at `a₁`, the tangents built from `n` as the contact block
     /// builds them.
@@ -853,4 +828,10 @@ fn tangents<S: Dynamics>(n: &S::Vector, e: &S::Vector) -> (S::Vector, S::Vector)
         n[p] * t[q] - n[q] * t[p]
     });
     (t, o)
+}
+
+/// `v/‖v‖`, `None` where `v` vanishes.
+fn unit<S: Dynamics>(v: S::Vector) -> Option<S::Vector> {
+    let norm = S::norm(&v);
+    (norm > 0.0).then(|| v * (1.0 / norm))
 }
