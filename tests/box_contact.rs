@@ -265,14 +265,14 @@ fn a_tower_of_boxes_is_knocked_over_by_a_sphere() {
         panic!("3D")
     };
     let mut st = ImplicitStepper::new(scene, sc.stepper_settings()).unwrap();
-    let mut energy = (st.scene.kinetic_energy() + st.scene.potential_energy());
+    let mut energy = st.scene.kinetic_energy() + st.scene.potential_energy();
     for k in 0..sc.step_count() {
         let r = st.step();
         assert!(r.converged, "step {k}: {:?}", r.failure);
         for c in st.contacts() {
             assert!(c.penetration <= 1e-9, "step {k}: {}", c.penetration);
         }
-        let e = (st.scene.kinetic_energy() + st.scene.potential_energy());
+        let e = st.scene.kinetic_energy() + st.scene.potential_energy();
         assert!(e <= energy + 1e-8, "step {k}: {energy} → {e}");
         energy = e;
     }
