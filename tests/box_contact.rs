@@ -40,12 +40,25 @@ fn record<S: Dynamics>(st: &ImplicitStepper<S>) -> Record {
     }
 }
 
-fn run_stepper<S: Dynamics>(mut st: ImplicitStepper<S>, steps: usize) -> Vec<Record> {
+fn run_stepper<S: Dynamics>(st: ImplicitStepper<S>, steps: usize) -> Vec<Record> {
+    run_halving(st, steps, 0)
+}
+
+/// [`run_stepper`] allowing each step `halvings` halvings.
+fn run_halving<S: Dynamics>(
+    mut st: ImplicitStepper<S>,
+    steps: usize,
+    halvings: usize,
+) -> Vec<Record> {
     let mut out = vec![record(&st)];
     for k in 0..steps {
         let r = st.step();
         assert!(r.converged, "step {k}: {:?}", r.failure);
-        assert_eq!(r.retries, 0, "step {k} was halved");
+        assert!(
+            r.retries <= halvings,
+            "step {k} was halved {} times",
+            r.retries
+        );
         out.push(record(&st));
     }
     out
@@ -284,4 +297,105 @@ fn a_tower_of_boxes_is_knocked_over_by_a_sphere() {
     let toppled = (0..4).filter(|k| z(&format!("cube{k}")) < 0.5).count();
     assert!(z("cube3") < 0.2, "the top cube fell: {}", z("cube3"));
     assert!(toppled >= 3, "{toppled}");
+}
+
+/// The closed form of a rigid, perfectly inelastic impact of a square's corner (lever `r`
+/// from the centre) on a fixed flat box, at velocity `v`, without spin: frictionless, the
+/// normal impulse stops the corner's normal velocity; sticking, the whole corner velocity
+/// stops (`K P = −u`, `K` the corner's inverse inertia). Returns `(P_t, P_n, v_x, v_y, ω)`.
+fn corner_impact(r: [f64; 2], v: [f64; 2], m: f64, i: f64, sticking: bool) -> [f64; 5] {
+    let u = v;
+    let (pt, pn) = if sticking {
+        let k = [
+            [1.0 / m + r[1] * r[1] / i, -r[0] * r[1] / i],
+            [-r[0] * r[1] / i, 1.0 / m + r[0] * r[0] / i],
+        ];
+        let det = k[0][0] * k[1][1] - k[0][1] * k[1][0];
+        (
+            (-u[0] * k[1][1] + u[1] * k[0][1]) / det,
+            (-u[1] * k[0][0] + u[0] * k[1][0]) / det,
+        )
+    } else {
+        (0.0, -u[1] / (1.0 / m + r[0] * r[0] / i))
+    };
+    let w = (r[0] * pn - r[1] * pt) / i;
+    [pt, pn, v[0] + pt / m, v[1] + pn / m, w]
+}
+
+/// One step of `examples/<file>.toml` at `h` (each step allowed `halvings` halvings): the
+/// largest difference from `expected` of `(P_t, P_n, v_x, v_y, ω)` (the friction impulse on
+/// the square, body 1, is the contact's `−P`).
+fn corner_impact_error(file: &str, h: f64, halvings: usize, expected: &[f64; 5]) -> f64 {
+    let path = format!("{}/examples/{file}.toml", env!("CARGO_MANIFEST_DIR"));
+    let sc = scenario::load(&path).unwrap();
+    let sc = if h > sc.time_step {
+        sc.with_duration(h).unwrap().with_time_step(h).unwrap()
+    } else {
+        sc.with_time_step(h).unwrap().with_duration(h).unwrap()
+    };
+    let AnyScene::Planar(scene) = sc.scene.clone() else {
+        panic!("2D")
+    };
+    let st = ImplicitStepper::new(scene, sc.stepper_settings()).unwrap();
+    let records = run_halving(st, 1, halvings);
+    let (rec, c) = (&records[1], &records[1].contacts[0]);
+    let got = [
+        -c.friction[0],
+        c.normal_impulse,
+        rec.twist[1][0],
+        rec.twist[1][1],
+        rec.twist[1][2],
+    ];
+    let err = got
+        .iter()
+        .zip(expected)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    eprintln!("{file} at h = {h}: {got:?}, error {err:.2e}");
+    err
+}
+
+/// The lever of the lowest corner of a unit square turned by 30°.
+fn corner_lever() -> [f64; 2] {
+    let (s, c) = 30f64.to_radians().sin_cos();
+    [-0.5 * c + 0.5 * s, -0.5 * s - 0.5 * c]
+}
+
+/// A unit square striking a box corner-first at 30°, frictionless: one step against the
+/// rigid-impact closed form. The step imposes non-penetration at its end, on the corner's
+/// end-of-step position, so the impulse differs from the instantaneous impact's by `O(h)`:
+/// 2.3e-4 at `h = 1e-4`, tenfold less at `h = 1e-5` (first order); 3–5 Newton iterations.
+#[test]
+fn a_square_striking_a_box_corner_first_matches_the_rigid_impact() {
+    let expected = corner_impact(corner_lever(), [0.5, -1.0], 1.0, 1.0 / 6.0, false);
+    let file = "square_corner_impact_mu00";
+    let coarse = corner_impact_error(file, 1e-4, 0, &expected);
+    let fine = corner_impact_error(file, 1e-5, 0, &expected);
+    assert!(
+        coarse < 5.0 * 1e-4 && fine < 0.2 * coarse,
+        "{coarse:.2e} {fine:.2e}"
+    );
+}
+
+/// The same impact at μ = 0.5, above the sticking impulses' ratio 0.044: the corner sticks
+/// and the step matches the sticking closed form (4.5e-6 at `h = 1e-4`, whose step converges
+/// only after four halvings; 107 Newton iterations at `h = 1e-3`).
+#[test]
+fn a_square_striking_a_box_corner_first_sticks_above_the_impulse_ratio() {
+    let expected = corner_impact(corner_lever(), [0.5, -1.0], 1.0, 1.0 / 6.0, true);
+    assert!(expected[0].abs() < 0.5 * expected[1], "μ above the ratio");
+    let err = corner_impact_error("square_corner_impact_mu05", 1e-4, 4, &expected);
+    assert!(err < 1e-4, "{err:.2e}");
+}
+
+/// Known failure (issue 16): the frictional impact at `h = 1e-5` does not converge at any
+/// halving (the path search stalls near a residual of 1.7e-7, the fallbacks too), where the
+/// paper's block on the same impact against a half-plane needs 9 Newton iterations and the
+/// frictionless impact 3.
+#[test]
+#[ignore = "known failure: frictional impacts on the block of two intersections at small h"]
+fn a_frictional_corner_impact_at_a_small_step_converges() {
+    let expected = corner_impact(corner_lever(), [0.5, -1.0], 1.0, 1.0 / 6.0, true);
+    let err = corner_impact_error("square_corner_impact_mu05", 1e-5, 4, &expected);
+    assert!(err < 1e-5, "{err:.2e}");
 }
