@@ -136,6 +136,10 @@ enum Command {
         /// Worker threads.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Any shape against any shape: each body a polytope with probability ½ (boxes and
+        /// polygons meet each other), instead of at most one polytope per scene.
+        #[arg(long)]
+        every_pair: bool,
         /// Wall-time limit per seed in seconds.
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
@@ -213,8 +217,9 @@ fn main() -> ExitCode {
         Some(Command::Soak {
             seeds,
             threads,
+            every_pair,
             time_limit,
-        }) => soak(&seeds, threads, time_limit),
+        }) => soak(&seeds, threads, every_pair, time_limit),
         Some(Command::Suite {
             scenes,
             list,
@@ -642,7 +647,7 @@ fn suite(names: &[String], list: bool, time_limit: f64) -> Result<(), String> {
     }
 }
 
-fn soak(seeds: &str, threads: usize, time_limit: f64) -> Result<(), String> {
+fn soak(seeds: &str, threads: usize, every_pair: bool, time_limit: f64) -> Result<(), String> {
     use implicit_contact::study::soak;
     let seeds = soak::parse_seeds(seeds)?;
     if !(time_limit.is_finite() && time_limit > 0.0) {
@@ -651,7 +656,12 @@ fn soak(seeds: &str, threads: usize, time_limit: f64) -> Result<(), String> {
         ));
     }
     let limit = std::time::Duration::from_secs_f64(time_limit);
-    let outcomes = soak::soak_with_progress(seeds, threads, limit, |o| {
+    let shapes = if every_pair {
+        soak::Shapes::EveryPair
+    } else {
+        soak::Shapes::OnePolytope
+    };
+    let outcomes = soak::soak_with_progress(seeds, threads, limit, shapes, |o| {
         eprintln!(
             "seed {}: {} in {:.1} s",
             o.seed,

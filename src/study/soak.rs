@@ -7,9 +7,11 @@
 //! outcomes sorted by seed, so a table is the same on any number of threads except for its
 //! time column.
 //!
-//! At most one moving body of a scene is a polytope (an intersection of several functions):
-//! the formulation needs one side of every contact to be a single function, and the ground and
-//! the other bodies are.
+//! [`Shapes::OnePolytope`] (the default, and the census in the README) makes at most one moving
+//! body of a scene a polytope (an intersection of several functions), so every contact has a
+//! single function on one side; [`Shapes::EveryPair`] draws each body's kind on its own, so
+//! polytopes also meet polytopes (the block of two intersections). The other draws of a seed
+//! are the same in both.
 
 use crate::geometry::{
     Ball, BodyShape, ConvexPart, Ellipsoid, HalfSpace, Planar, Pose, Spatial, Superellipsoid,
@@ -267,17 +269,34 @@ fn in_unit_ball<const D: usize>(rng: &mut SceneRng) -> [f64; D] {
     }
 }
 
-/// The common draws of a scene: friction, step, integrator, body count, which body (if any) is
-/// the polytope, and the masses.
+/// Which moving bodies of a random scene may be polytopes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shapes {
+    /// At most one per scene: every contact has a single function on one side.
+    #[default]
+    OnePolytope,
+    /// Each body a polytope with probability ½, drawn from a stream of its own (so the seed's
+    /// other draws are those of [`Shapes::OnePolytope`]): any shape against any shape.
+    EveryPair,
+}
+
+/// The common draws of a scene: friction, step, integrator, body count, which bodies are
+/// polytopes, and the masses.
 struct Draws {
     mu: f64,
     h: f64,
     integrator: Integrator,
     n: usize,
-    polytope: Option<usize>,
+    polytopes: Vec<bool>,
 }
 
-fn draws(rng: &mut SceneRng) -> Draws {
+impl Draws {
+    fn is_polytope(&self, k: usize) -> bool {
+        self.polytopes[k]
+    }
+}
+
+fn draws(rng: &mut SceneRng, seed: u64, shapes: Shapes) -> Draws {
     let n = 1 + rng.below(MAX_BODIES);
     let mu = if rng.below(5) == 0 {
         0.0
@@ -291,12 +310,19 @@ fn draws(rng: &mut SceneRng) -> Draws {
         Integrator::Rattle
     };
     let polytope = (rng.below(2) == 0).then(|| rng.below(n));
+    let polytopes = match shapes {
+        Shapes::OnePolytope => (0..n).map(|k| polytope == Some(k)).collect(),
+        Shapes::EveryPair => {
+            let mut own = SceneRng::new(seed ^ 0x5eed_ba5e_b0c5_0001);
+            (0..n).map(|_| own.below(2) == 0).collect()
+        }
+    };
     Draws {
         mu,
         h,
         integrator,
         n,
-        polytope,
+        polytopes,
     }
 }
 
@@ -317,7 +343,7 @@ fn planar_scene(seed: u64, rng: &mut SceneRng, d: &Draws) -> (Scene<Planar>, Vec
     let mut made = Vec::with_capacity(d.n);
     for k in 0..d.n {
         let m = rng.uniform(0.1, 5.0);
-        let (shape, inertia) = planar_shape(rng, d.polytope == Some(k), m);
+        let (shape, inertia) = planar_shape(rng, d.is_polytope(k), m);
         made.push((shape, m, inertia));
     }
     let r_max = made.iter().map(|(s, ..)| s.radius).fold(0.0, f64::max);
@@ -364,7 +390,7 @@ fn spatial_scene(seed: u64, rng: &mut SceneRng, d: &Draws) -> (Scene<Spatial>, V
     let mut made = Vec::with_capacity(d.n);
     for k in 0..d.n {
         let m = rng.uniform(0.1, 5.0);
-        let (shape, inertia) = spatial_shape(rng, d.polytope == Some(k), m);
+        let (shape, inertia) = spatial_shape(rng, d.is_polytope(k), m);
         made.push((shape, m, inertia));
     }
     let r_max = made.iter().map(|(s, ..)| s.radius).fold(0.0, f64::max);
@@ -424,9 +450,14 @@ fn spatial_scene(seed: u64, rng: &mut SceneRng, d: &Draws) -> (Scene<Spatial>, V
 
 /// The scene of `seed`: the same on every machine and every call.
 pub fn random_scene(seed: u64) -> RandomScene {
+    random_scene_with(seed, Shapes::OnePolytope)
+}
+
+/// The scene of `seed` with the polytopes drawn as `shapes` says.
+pub fn random_scene_with(seed: u64, shapes: Shapes) -> RandomScene {
     let mut rng = SceneRng::new(seed);
     let spatial = rng.below(2) == 1;
-    let d = draws(&mut rng);
+    let d = draws(&mut rng, seed, shapes);
     let settings = StepperSettings {
         integrator: d.integrator,
         ..StepperSettings::default()
@@ -716,11 +747,12 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// [`run_seed`], handing `publish` the outcome so far after every step.
 fn run_seed_observed(
     seed: u64,
+    shapes: Shapes,
     wall_limit: Duration,
     publish: &dyn Fn(&SeedOutcome),
 ) -> SeedOutcome {
     let start = Instant::now();
-    let random = random_scene(seed);
+    let random = random_scene_with(seed, shapes);
     let blank = blank_outcome(seed, &random);
     let mut settings = random.settings;
     // Every solve ends by the seed's limit, so a seed abandoned at its deadline stops too.
@@ -749,7 +781,7 @@ fn run_seed_observed(
 /// Runs the scene of `seed` for its whole duration (or until a step fails or `wall_limit`
 /// has passed at the end of a step) and measures the laws after every step.
 pub fn run_seed(seed: u64, wall_limit: Duration) -> SeedOutcome {
-    run_seed_observed(seed, wall_limit, &|_| {})
+    run_seed_observed(seed, Shapes::OnePolytope, wall_limit, &|_| {})
 }
 
 /// How long past its wall limit a run whose step has not ended is waited for.
@@ -803,13 +835,14 @@ pub(crate) fn run_bounded<O: Clone + Send + 'static>(
 }
 
 /// [`run_seed`] on a worker thread, given up on `GRACE` after `wall_limit` ([`run_bounded`]).
-fn run_seed_bounded(seed: u64, wall_limit: Duration) -> SeedOutcome {
+fn run_seed_bounded(seed: u64, shapes: Shapes, wall_limit: Duration) -> SeedOutcome {
     let start = Instant::now();
     let result = run_bounded(
         wall_limit,
-        move |publish: &dyn Fn(&SeedOutcome)| run_seed_observed(seed, wall_limit, publish),
+        move |publish: &dyn Fn(&SeedOutcome)| run_seed_observed(seed, shapes, wall_limit, publish),
         |last, outcome| {
-            let mut o = last.unwrap_or_else(|| blank_outcome(seed, &random_scene(seed)));
+            let mut o =
+                last.unwrap_or_else(|| blank_outcome(seed, &random_scene_with(seed, shapes)));
             o.outcome = match outcome {
                 Outcome::Timeout { .. } => Outcome::Timeout { steps: o.steps },
                 other => other,
@@ -826,7 +859,7 @@ fn run_seed_bounded(seed: u64, wall_limit: Duration) -> SeedOutcome {
 /// returns the outcomes sorted by seed. A seed still in a step `GRACE` (1 s) past
 /// `wall_limit` is reported as timed out and left to finish that step on its own thread.
 pub fn soak(seeds: Range<u64>, threads: usize, wall_limit: Duration) -> Vec<SeedOutcome> {
-    soak_with_progress(seeds, threads, wall_limit, |_| {})
+    soak_with_progress(seeds, threads, wall_limit, Shapes::OnePolytope, |_| {})
 }
 
 /// [`soak`], calling `done` with each outcome as it comes (in completion order).
@@ -834,6 +867,7 @@ pub fn soak_with_progress(
     seeds: Range<u64>,
     threads: usize,
     wall_limit: Duration,
+    shapes: Shapes,
     done: impl Fn(&SeedOutcome) + Sync,
 ) -> Vec<SeedOutcome> {
     let count = seeds.end.saturating_sub(seeds.start);
@@ -848,7 +882,7 @@ pub fn soak_with_progress(
                     if seed >= seeds.end {
                         break;
                     }
-                    let outcome = run_seed_bounded(seed, wall_limit);
+                    let outcome = run_seed_bounded(seed, shapes, wall_limit);
                     done(&outcome);
                     results
                         .lock()
