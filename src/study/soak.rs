@@ -781,7 +781,12 @@ fn run_seed_observed(
 /// Runs the scene of `seed` for its whole duration (or until a step fails or `wall_limit`
 /// has passed at the end of a step) and measures the laws after every step.
 pub fn run_seed(seed: u64, wall_limit: Duration) -> SeedOutcome {
-    run_seed_observed(seed, Shapes::OnePolytope, wall_limit, &|_| {})
+    run_seed_with(seed, Shapes::OnePolytope, wall_limit)
+}
+
+/// [`run_seed`] for the scene of `seed` with its polytopes drawn as `shapes` says.
+pub fn run_seed_with(seed: u64, shapes: Shapes, wall_limit: Duration) -> SeedOutcome {
+    run_seed_observed(seed, shapes, wall_limit, &|_| {})
 }
 
 /// How long past its wall limit a run whose step has not ended is waited for.
