@@ -475,7 +475,7 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// The closest points at the start of the current step.
     points: Vec<f64>,
     /// The contacts' normal sources ([`ContactBlock::normal_source`]) at the start of the
-    /// current (sub-)step: the tunnelling check and the RATTLE integrator's first kick.
+    /// current (sub-)step, for the RATTLE integrator's first kick (empty under the others).
     start_normals: Vec<f64>,
     /// Per halving depth, the state to return to if that (sub-)step fails.
     saved: Vec<Vec<f64>>,
@@ -1085,17 +1085,19 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut saved = std::mem::take(&mut self.saved[depth]);
         saved.clear();
         saved.extend_from_slice(&self.z);
-        // The contacts' normal sources at the start of this (sub-)step, for the tunnelling
-        // check.
+        // The contacts' normal sources at the start of this (sub-)step, for the RATTLE
+        // integrator's first kick.
         self.start_normals.clear();
-        for &k in &self.active {
-            let slot = &self.slots[k];
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            let n = slot
-                .block
-                .normal_source(x, &self.scene.bodies[slot.body1].pose);
-            self.start_normals.extend((0..l.dim).map(|i| n[i]));
+        if self.settings.integrator == Integrator::Rattle {
+            for &k in &self.active {
+                let slot = &self.slots[k];
+                let l = slot.block.layout();
+                let x = &self.z[slot.offset..slot.offset + l.local_count];
+                let n = slot
+                    .block
+                    .normal_source(x, &self.scene.bodies[slot.body1].pose);
+                self.start_normals.extend((0..l.dim).map(|i| n[i]));
+            }
         }
         // Both points, before the predictor moves them (the RATTLE integrator's first kick).
         self.start_pairs.clear();
@@ -1119,7 +1121,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // A solution that carried a body through another within the step also satisfies the
         // end-of-step conditions (separated again, the normal reversed): it is refused, and
         // the halving takes smaller steps.
-        let converged = solve.converged() && !self.tunnelled(h);
+        let converged = solve.converged() && !self.tunnelled(h, &saved);
         let residual = if solve.residual.is_nan() {
             f64::INFINITY
         } else {
@@ -1225,14 +1227,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// start: the bodies passed through each other within the step. (The normal of `F` at its
     /// closest point turns with the bodies' relative position, not with `F`'s own spin, so a
     /// legitimate step turns it by far less than 90°.)
-    fn tunnelled(&self, h: f64) -> bool {
-        let mut k = 0;
+    fn tunnelled(&self, h: f64, start: &[f64]) -> bool {
         for &s in &self.active {
             let slot = &self.slots[s];
             let l = slot.block.layout();
             let body = &self.scene.bodies[slot.body1];
-            let a_at = k;
-            k += l.dim;
             if !self.may_pass_through(slot, h) {
                 continue;
             }
@@ -1242,7 +1241,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 _ => body.pose,
             };
-            let n_start = S::vector_from_fn(|d| self.start_normals[a_at + d]);
+            let x_start = &start[slot.offset..slot.offset + l.local_count];
+            let n_start = slot.block.normal_source(x_start, &body.pose);
             let x_end = &self.z[slot.offset..slot.offset + l.local_count];
             let n_end = slot.block.normal_source(x_end, &end);
             if S::dot(&n_start, &n_end) < 0.0 {
