@@ -222,6 +222,7 @@ use std::time::{Duration, Instant};
 /// Marks a block entry with no place in the global Jacobian (a fixed body's twist).
 const NO_ENTRY: usize = usize::MAX;
 
+mod impact;
 mod quasi;
 mod second_order;
 
@@ -1107,6 +1108,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.start_pairs
                 .extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
         }
+        // On the start-of-step points, before they are extrapolated to the step's end.
+        self.predict_closing_impulses(h);
         if depth == 0 {
             self.store_points();
             self.predict_points();

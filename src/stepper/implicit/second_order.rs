@@ -768,7 +768,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
 /// `I⁻¹` of a symmetric positive-definite `A × A` inertia (`A` ≤ 3), padded to `3 × 3`:
 /// Gauss–Jordan without pivoting, which the diagonal dominance of an inertia permits in
 /// principle axes and positive definiteness permits in any axes.
-fn inverse_inertia<S: Dynamics>(inertia: &S::AngularMatrix) -> [[f64; 3]; 3] {
+pub(super) fn inverse_inertia<S: Dynamics>(inertia: &S::AngularMatrix) -> [[f64; 3]; 3] {
     let a = S::ANGULAR_DIM;
     let mut m = [[0.0; 6]; 3];
     for i in 0..a {
@@ -802,7 +802,11 @@ fn inverse_inertia<S: Dynamics>(inertia: &S::AngularMatrix) -> [[f64; 3]; 3] {
 }
 
 /// `M⁻¹ w` of one body (`w`: force then moment, `S::DOF` entries), `M = diag(m I, I_w)`.
-fn apply_inverse_mass<S: Dynamics>(inv_m: f64, inv_i: &[[f64; 3]; 3], w: &[f64]) -> [f64; 6] {
+pub(super) fn apply_inverse_mass<S: Dynamics>(
+    inv_m: f64,
+    inv_i: &[[f64; 3]; 3],
+    w: &[f64],
+) -> [f64; 6] {
     let (d, a) = (S::DIM, S::ANGULAR_DIM);
     let mut out = [0.0; 6];
     for i in 0..d {

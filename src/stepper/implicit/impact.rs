@@ -1,0 +1,91 @@
+//! A start for the steps in which a contact closes: the normal impulse that would stop it.
+//!
+//! A contact that carries no impulse and will close within the step (its gap plus `h` times
+//! its approach speed below zero) starts the step at `p_n = 0` and the bodies' incoming
+//! velocities. There every row but non-penetration already holds — the bodies pass `v h` into
+//! each other, and the closest-point rows describe the overlap exactly (the scale `t < 0` of
+//! two intersections, `a₂` inside `F` for one function) — so the residual is only the overlap,
+//! `O(v h)`, and the path search starts in a valley that shrinks with `h` instead of moving
+//! `p_n` to the impulse that stops the contact. The start is moved instead to that impulse and
+//! the velocities it gives: `p_n = Δv_n / k`, `Δv_n = −gap/h − v_n` the change of approach
+//! speed that closes the gap exactly at the end of the step and `k = n·(Δu₂ − Δu₁)` the change
+//! of approach speed per unit impulse (the contact's inverse effective mass), the contacts in
+//! order, each seeing the velocities the earlier ones left. It is only a start: the solve then
+//! finds the step's solution, friction and all.
+
+use super::ImplicitStepper;
+use super::second_order::{apply_inverse_mass, inverse_inertia};
+use crate::model::{Dynamics, Integrator, Twist, Wrench};
+
+/// Closings shallower than this (m) are left to the solver (rounding of a resting contact).
+const CLOSING: f64 = 1e-9;
+
+impl<S: Dynamics> ImplicitStepper<S> {
+    /// Moves the start of a step of `h` to the impulses that stop its closing contacts (see
+    /// the module docs). Rigid contacts under the Euler integrator only.
+    pub(super) fn predict_closing_impulses(&mut self, h: f64) {
+        if self.settings.integrator != Integrator::Euler {
+            return;
+        }
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            if slot.block.quasi_rigid().is_some() {
+                continue;
+            }
+            let l = slot.block.layout();
+            let x = &self.z[slot.offset..slot.offset + l.local_count];
+            if x[l.normal] != 0.0 {
+                continue;
+            }
+            let (b1, b2) = (
+                &self.scene.bodies[slot.body1],
+                &self.scene.bodies[slot.body2],
+            );
+            let g = slot.block.normal_source(x, &b1.pose);
+            let len = S::norm(&g);
+            if !(len > 0.0 && len.is_finite()) {
+                continue;
+            }
+            let n = g * (1.0 / len);
+            let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
+            let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
+            let gap = S::dot(&n, &(a2 - a1));
+            // Per body: its twist range, lever, and the sign of `n` on it (body 2 is pushed
+            // along `n`, body 1 against it).
+            let sides = [(slot.body1, a1, b1, -1.0), (slot.body2, a2, b2, 1.0)];
+            let mut approach = 0.0;
+            let mut response = 0.0;
+            let mut deltas = [[0.0; 6]; 2];
+            for (side, &(b, a, body, sign)) in sides.iter().enumerate() {
+                let Some(r) = self.layout.range(b) else {
+                    continue;
+                };
+                let lever = a - body.pose.position;
+                let twist = Twist::<S>::from_slice(&self.z[r]);
+                approach += sign * S::dot(&n, &twist.point_velocity(&lever));
+
+                let mut w = [0.0; 6];
+                Wrench::<S>::from_force_at(n * sign, &lever).write_to(&mut w[..S::DOF]);
+                let inverse = inverse_inertia::<S>(&body.world_inertia());
+                let dv = apply_inverse_mass::<S>(1.0 / body.mass, &inverse, &w);
+                let dtwist = Twist::<S>::from_slice(&dv[..S::DOF]);
+                response += sign * S::dot(&n, &dtwist.point_velocity(&lever));
+                deltas[side] = dv;
+            }
+            // `approach` is `n·(u₂ − u₁)`: negative while the bodies close.
+            let closing = -(gap + h * approach);
+            if closing <= CLOSING || !(response > 0.0) {
+                continue;
+            }
+            let pn = closing / h / response;
+            self.z[slot.offset + l.normal] = pn;
+            for (side, &(b, ..)) in sides.iter().enumerate() {
+                if let Some(r) = self.layout.range(b) {
+                    for (zi, d) in self.z[r].iter_mut().zip(&deltas[side]) {
+                        *zi += pn * d;
+                    }
+                }
+            }
+        }
+    }
+}
