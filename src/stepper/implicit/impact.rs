@@ -74,7 +74,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             // `approach` is `n·(u₂ − u₁)`: negative while the bodies close.
             let closing = -(gap + h * approach);
-            if closing <= CLOSING || !(response > 0.0) {
+            if closing <= CLOSING || response.is_nan() || response <= 0.0 {
                 continue;
             }
             let pn = closing / h / response;
