@@ -937,7 +937,7 @@ impl<S: Space> ContactBlock<S> {
 }
 
 /// The function of `part` largest at the world point `p` (body at `pose`; the first of ties).
-fn most_active<S: Space>(part: &ConvexPart<S>, pose: &Pose<S>, p: &S::Vector) -> usize {
+pub(super) fn most_active<S: Space>(part: &ConvexPart<S>, pose: &Pose<S>, p: &S::Vector) -> usize {
     let mut best = (f64::NEG_INFINITY, 0usize);
     for j in 0..part.len() {
         let v = part.world_eval(j, pose, p).value;

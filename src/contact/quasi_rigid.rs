@@ -5,7 +5,7 @@
 
 use super::block::{
     Compact, ContactBlock, ContactError, ContactEval, ContactLayout, Mat3, Row, Vec3, arr,
-    friction_axes, gradient_rows, mat_rows, tangent_basis, value_row,
+    friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
 };
 use super::body_step::BodyStep;
 use crate::geometry::{Pose, Space, world_eval, world_eval_with_pose_derivatives};
@@ -352,15 +352,9 @@ impl<S: Space> ContactBlock<S> {
     fn choose_active(&mut self, x: &[f64], pose2: &Pose<S>) {
         let l = self.layout;
         let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
-        let mut best = (f64::NEG_INFINITY, 0usize);
-        for j in 0..self.part_g().len() {
-            let v = self.part_g().world_eval(j, pose2, &a2).value;
-            if v > best.0 {
-                best = (v, j);
-            }
-        }
+        let active = most_active(self.part_g(), pose2, &a2);
         if let Some(q) = &mut self.quasi {
-            q.active = best.1;
+            q.active = active;
         }
     }
 

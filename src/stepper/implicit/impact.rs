@@ -53,17 +53,26 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // Per body: its twist range, lever, and the sign of `n` on it (body 2 is pushed
             // along `n`, body 1 against it).
             let sides = [(slot.body1, a1, b1, -1.0), (slot.body2, a2, b2, 1.0)];
+            // `n·(u₂ − u₁)`: negative while the bodies close.
             let mut approach = 0.0;
+            for &(b, a, body, sign) in &sides {
+                if let Some(r) = self.layout.range(b) {
+                    let twist = Twist::<S>::from_slice(&self.z[r]);
+                    approach += sign * S::dot(&n, &twist.point_velocity(&(a - body.pose.position)));
+                }
+            }
+            let closing = -(gap + h * approach);
+            if closing <= CLOSING {
+                continue;
+            }
+            // The change of `n·(u₂ − u₁)` per unit impulse, and each body's twist change.
             let mut response = 0.0;
             let mut deltas = [[0.0; 6]; 2];
             for (side, &(b, a, body, sign)) in sides.iter().enumerate() {
-                let Some(r) = self.layout.range(b) else {
+                if self.layout.range(b).is_none() {
                     continue;
-                };
+                }
                 let lever = a - body.pose.position;
-                let twist = Twist::<S>::from_slice(&self.z[r]);
-                approach += sign * S::dot(&n, &twist.point_velocity(&lever));
-
                 let mut w = [0.0; 6];
                 Wrench::<S>::from_force_at(n * sign, &lever).write_to(&mut w[..S::DOF]);
                 let inverse = inverse_inertia::<S>(&body.world_inertia());
@@ -72,9 +81,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 response += sign * S::dot(&n, &dtwist.point_velocity(&lever));
                 deltas[side] = dv;
             }
-            // `approach` is `n·(u₂ − u₁)`: negative while the bodies close.
-            let closing = -(gap + h * approach);
-            if closing <= CLOSING || response.is_nan() || response <= 0.0 {
+            if response.is_nan() || response <= 0.0 {
                 continue;
             }
             let pn = closing / h / response;
