@@ -392,3 +392,96 @@ fn a_square_striking_a_box_corner_first_sticks_above_the_impulse_ratio() {
         assert!(err < 10.0 * h, "h = {h}: {err:.2e}");
     }
 }
+
+/// A compliant layer (paper §5) on a contact between two intersections, on either side: a
+/// square settling on a box whose layer is on the fixed side `G`, and a cube with its own layer
+/// (the moving side `F`, an intersection of six functions) on a rigid box. Critically damped,
+/// both come to rest at implicit Euler's closed form `h k δ_n = m g h`: the centre `m g / k`
+/// (9.81 mm) below where the rigid boxes would touch, the contact point under it, `p_n = m g h`.
+/// After 5 s (the transient decays as `e^{−ω t}`, `ω = 31.6 rad/s`) only the solve's 1e-10 is
+/// left, hence 1e-9.
+#[test]
+fn a_box_settles_on_a_compliant_layer_at_m_g_over_k() {
+    for (name, up) in [
+        ("box_on_compliant_box_2d", 1),
+        ("compliant_cube_on_box_3d", 2),
+    ] {
+        let records = run(name, None);
+        let last = records.last().unwrap();
+        let deflection = G * 1.0 / 1000.0;
+        close(
+            last.position[1][up],
+            0.5 - deflection,
+            1e-9,
+            &format!("{name}: height"),
+        );
+        assert!(
+            last.twist[1].iter().all(|v| v.abs() <= 1e-9),
+            "{name}: {:?}",
+            last.twist[1]
+        );
+        assert_eq!(last.contacts.len(), 1, "{name}");
+        let c = &last.contacts[0];
+        let q = c.quasi_rigid.expect("a quasi-rigid contact");
+        close(q.deflection, deflection, 1e-9, &format!("{name}: δ_n"));
+        close(c.normal_impulse, G * 0.01, 1e-9, &format!("{name}: p_n"));
+        for i in 0..up {
+            close(
+                c.a1[i],
+                last.position[1][i],
+                1e-9,
+                "contact point under the centre",
+            );
+        }
+        for (k, r) in records.iter().enumerate() {
+            for c in &r.contacts {
+                assert!(c.penetration <= 1e-9, "{name} step {k}: {}", c.penetration);
+            }
+        }
+    }
+}
+
+/// A cube dropped from 0.1 m onto a box with an undamped layer, under the energy-consistent
+/// midpoint integrator: the total energy (kinetic, gravity, layer) is constant to the solve's
+/// tolerance at every step (measured 5.8e-10 J; allowed 2e-8 J: 1e-10 N·s per step at speeds up
+/// to 1.4 m/s over some 110 contact steps), the deepest compression is the energy balance's
+/// `m g (0.1 + δ) = ½ k δ²` and the cube bounces back to its starting height. The extremes are
+/// sampled at steps of 1 ms, so they are compared to `a h² / 2`: 1e-5 m at the bottom (`a ≈ 45
+/// m/s²`), 2e-6 m at the top.
+#[test]
+fn a_cube_bounces_on_a_compliant_box_and_keeps_its_energy() {
+    let path = format!(
+        "{}/examples/box_drop_compliant_midpoint_3d.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let sc = scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let steps = sc.step_count();
+    let settings = sc.stepper_settings();
+    let AnyScene::Spatial(scene) = sc.scene else {
+        panic!("a 3D scenario")
+    };
+    let mut st = ImplicitStepper::new(scene, settings).unwrap();
+    let energy = |s: &ImplicitStepper<_>| {
+        s.scene.kinetic_energy() + s.scene.potential_energy() + s.elastic_energy()
+    };
+    let e0 = energy(&st);
+    let (mut lowest, mut highest_after) = (f64::INFINITY, f64::NEG_INFINITY);
+    for k in 0..steps {
+        let r = st.step();
+        assert!(r.converged && r.retries == 0, "step {k}: {:?}", r.failure);
+        let drift = energy(&st) - e0;
+        assert!(
+            drift.abs() <= 2e-8,
+            "step {k}: energy changed by {drift:.3e} J"
+        );
+        let z = st.scene.bodies[1].pose.position[2];
+        lowest = lowest.min(z);
+        if k > steps / 2 {
+            highest_after = highest_after.max(z);
+        }
+    }
+    let (m, k) = (1.0, 1000.0);
+    let delta = (m * G + ((m * G).powi(2) + 2.0 * k * m * G * 0.1).sqrt()) / k;
+    close(lowest, 0.5 - delta, 1e-5, "deepest compression");
+    close(highest_after, 0.6, 2e-6, "rebound height");
+}

@@ -251,9 +251,9 @@ fn no_command_announces_where_it_writes() {
     let _ = std::fs::remove_dir_all(&here);
 }
 
-/// A scene the implicit stepper cannot take (a box with a compliant layer on a box: a layer
-/// needs one side of its contacts to be a single function) is refused at the body with the
-/// file's line and column, and nothing is written.
+/// A scene the implicit stepper cannot take (the midpoint integrator on a layer with
+/// normal–tangential coupling: the layer's law is checked when the contact is built) is refused
+/// at the body with the file's line and column, and nothing is written.
 #[test]
 fn a_stepper_refusal_names_the_place_in_the_file() {
     let out = common::temp_dir("run-control", "boxes");
@@ -267,6 +267,7 @@ dimension = 2
 time_step = 0.01
 duration = 0.1
 gravity = [0.0, -9.81]
+integrator = "midpoint"
 
 [friction]
 mu = 0.5
@@ -284,7 +285,7 @@ name = "crate"
 mass = 1.0
 inertia = 0.1
 position = [0.0, 0.5]
-layer = { stiffness = [1000.0, 800.0], damping = [0.0, 0.0], max_deflection = 0.05 }
+layer = { stiffness = [[1000.0, 50.0], [50.0, 800.0]], damping = [0.0, 0.0], max_deflection = 0.05 }
 [[body.part]]
 kind = "box"
 half_extents = [0.5, 0.5]
@@ -294,7 +295,7 @@ half_extents = [0.5, 0.5]
     let o = run_in(&out, &["run", file.to_str().unwrap()]);
     assert!(!o.status.success());
     let err = text(&o.stderr);
-    assert!(err.contains("boxes.toml:20:1: field `body[1]`"), "{err}");
-    assert!(err.contains("two intersections"), "{err}");
+    assert!(err.contains("boxes.toml:21:1: field `body[1]`"), "{err}");
+    assert!(err.contains("coupling"), "{err}");
     assert!(!out.join("runs").exists());
 }

@@ -142,9 +142,10 @@ impl ContactLayout {
         }
     }
 
-    /// The layout of a quasi-rigid contact: the rigid layout, then `δ̄_n, δ (D), p_nr`.
-    pub fn quasi_rigid<S: Space>(m: usize) -> Self {
-        let mut l = Self::new::<S>(m);
+    /// The layout of a quasi-rigid contact: the rigid layout ([`two_sided`](Self::two_sided)
+    /// with `f_count` and `m`), then `δ̄_n, δ (D), p_nr`.
+    pub fn quasi_rigid<S: Space>(f_count: usize, m: usize) -> Self {
+        let mut l = Self::two_sided::<S>(f_count, m);
         let base = l.local_count;
         l.quasi = Some(QuasiLayout {
             deflection_bar: base,

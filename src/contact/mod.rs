@@ -180,6 +180,17 @@
 //!   tangential part is kept as a world vector and re-expressed in the basis of each step's
 //!   tangent reference. Output: [`QuasiRigidState`].
 //!
+//! * **Two intersections** (both sides intersections, the block above): the shifted layer is
+//!   the same shift of the compliant side as a whole. `G` compliant: C2 as above; `F`
+//!   compliant: F's rows CF become `−(fᵢ(a₁) + δ̄_n) ⊥ lᵢ`. Non-penetration of the layer stays
+//!   `t ≥ 0 ⊥ p_ns`: `t` is the scale between the shifted sets, so it needs no offset. The
+//!   normal is `n = ĝ/‖ĝ‖` (the normal source, equal to `Σ lᵢ∇fᵢ(a₁)` at a solution) and `δn`
+//!   lies on `ĝ`'s columns only. The deflection relation takes the compliant side's most active
+//!   function at the start of the step, as for a compliant `G` above; on a face this is the
+//!   face's function, so a flat layer on a box deflects as on a half-plane (tested:
+//!   `tests/box_contact.rs`, rest at `δ_n = m g / k` with the layer on either side, and the
+//!   midpoint integrator's energy on a bouncing cube).
+//!
 //! Two compliant bodies in one contact are refused by the stepper (the paper treats one
 //! compliant side, §5.1).
 //!

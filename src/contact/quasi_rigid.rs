@@ -4,8 +4,8 @@
 //! contacts").
 
 use super::block::{
-    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, Mat3, Row, Vec3, arr,
-    friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
+    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, Mat3, Row, Vec3, ZERO_ROW,
+    arr, friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
 };
 use super::body_step::BodyStep;
 use crate::geometry::{Pose, Space, world_eval, world_eval_with_pose_derivatives};
@@ -46,7 +46,8 @@ pub struct QuasiRigid {
     pub side: CompliantSide,
     /// The scheme of the spring law and of the body update.
     pub integrator: Integrator,
-    /// `G` compliant: the function `g_k` of the deflection relation (the active one).
+    /// The compliant side's function of the deflection relation (its most active one; only
+    /// an intersection has a choice).
     active: usize,
     /// `δ^ℓ` in the current contact frame (`δ_n, δ_t[, δ_o]`).
     previous: Vec3,
@@ -183,8 +184,15 @@ impl QuasiRigid {
         let delta = &x[ql.delta..ql.delta + d];
         let prev = &self.previous;
 
-        // Shifted sublevel set of the compliant side: C1 (F) or C2 (G), and C3 for F.
+        // Shifted sublevel set of the compliant side: C1 (F) or C2 (G), and C3 for F; with two
+        // intersections F's rows CF (C3 is the scale t ≥ 0 between the shifted sets).
         match self.side {
+            CompliantSide::F if r.f_count > 0 => {
+                for k in 0..r.f_count {
+                    vals[r.lf + k] -= dbar;
+                    jac[at(r.lf + k, ql.deflection_bar)] = -1.0;
+                }
+            }
             CompliantSide::F => {
                 vals[r.l1] -= dbar;
                 jac[at(r.l1, ql.deflection_bar)] = -1.0;
@@ -213,20 +221,34 @@ impl QuasiRigid {
             jac[at(row, ql.core)] += c * dd / h;
         }
 
-        // The normal n = ∇f(a₁)/‖∇f(a₁)‖ and δn on body 1's compact block.
+        // The normal n = s/‖s‖ of the normal source s and δn: s = ∇f(a₁) on body 1's compact
+        // block, or the unknown ĝ of two intersections on its own columns.
         let cols = Compact::new::<S>(&lay, body1.fixed, body2.fixed);
         let bw = cols.body_width;
         let a1s = S::vector_from_fn(|i| x[r.a1 + i]);
         let a2s = S::vector_from_fn(|i| x[r.a2 + i]);
-        let ef1 = world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &a1s);
-        let g = arr::<S>(&ef1.gradient);
-        let dg = gradient_rows(&ef1, body1, 0, d);
+        let (g, dg, source_cols) = if r.f_count > 0 {
+            let cs = 2 * bw;
+            let mut dg = [ZERO_ROW; 3];
+            for (i, row) in dg.iter_mut().enumerate().take(d) {
+                row[cs + i] = 1.0;
+            }
+            let g: Vec3 = std::array::from_fn(|i| if i < d { x[r.normal_source + i] } else { 0.0 });
+            (g, dg, cs..cs + d)
+        } else {
+            let ef1 = world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &a1s);
+            (
+                arr::<S>(&ef1.gradient),
+                gradient_rows(&ef1, body1, 0, d),
+                0..bw,
+            )
+        };
         let gnorm = (0..d).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
         let n: Vec3 = std::array::from_fn(|i| if i < d { g[i] / gnorm } else { 0.0 });
         let proj: Mat3 = std::array::from_fn(|i| {
             std::array::from_fn(|k| ((if i == k { 1.0 } else { 0.0 }) - n[i] * n[k]) / gnorm)
         });
-        let dn = mat_rows::<S>(&proj, &dg, 0..bw);
+        let dn = mat_rows::<S>(&proj, &dg, source_cols.clone());
         let ns = S::vector_from_fn(|i| n[i]);
 
         // Deflection relation (eq. 35): the compliant function vanishes at the layer point
@@ -241,14 +263,19 @@ impl QuasiRigid {
             }
             CompliantSide::F => {
                 let p = a1s + ns * dn_val;
-                let e = world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &p);
+                let e = match block.part_f() {
+                    Some(part) => part.world_eval(self.active, &body1.pose_end, &p),
+                    None => {
+                        world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &p)
+                    }
+                };
                 let rr = value_row(&e, body1, 0, d, 1.0);
                 (e, 1.0, rr)
             }
         };
         let mut rr = rows_of;
         let grad = arr::<S>(&e.gradient);
-        for c in 0..bw {
+        for c in source_cols {
             let acc: f64 = (0..d).map(|i| grad[i] * dn[i][c]).sum();
             rr[c] += sign * dn_val * acc;
         }
@@ -303,14 +330,6 @@ impl<S: Space> ContactBlock<S> {
                 S::DIM
             )));
         }
-        if self.layout.f_count > 0 {
-            return Err(ContactError::InvalidLayer(
-                "a compliant layer on a contact between two intersections of several \
-                 functions is not supported (one side must be a single function, e.g. a \
-                 half-space or a rounded shape)"
-                    .into(),
-            ));
-        }
         if integrator.splits_smooth_impulses() && !layer.is_normal_decoupled() {
             return Err(ContactError::InvalidLayer(
                 "the midpoint integrator needs a layer without normal–tangential coupling \
@@ -318,7 +337,7 @@ impl<S: Space> ContactBlock<S> {
                     .into(),
             ));
         }
-        self.layout = ContactLayout::quasi_rigid::<S>(self.part_g().len());
+        self.layout = ContactLayout::quasi_rigid::<S>(self.layout.f_count, self.part_g().len());
         self.quasi = Some(QuasiRigid {
             layer,
             side,
@@ -338,21 +357,26 @@ impl<S: Space> ContactBlock<S> {
         self.quasi.as_ref()
     }
 
-    /// The unit normal `∇f(a₁)/‖∇f(a₁)‖` for body 1 at `pose1`.
+    /// The unit normal: the normal source (`∇f(a₁)` or `ĝ`) normalised, body 1 at `pose1`.
     fn normal_at(&self, x: &[f64], pose1: &Pose<S>) -> Vec3 {
-        let l = self.layout;
-        let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
-        let g = arr::<S>(&world_eval(self.function_f(), pose1, &a1).gradient);
+        let g = arr::<S>(&self.normal_source(x, pose1));
         let len = (0..S::DIM).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
         std::array::from_fn(|i| if i < S::DIM { g[i] / len } else { 0.0 })
     }
 
-    /// Sets the deflection relation's function of `G` (the most active one at the points of
-    /// `x` for `G` at `pose2`; only matters for an intersection).
-    fn choose_active(&mut self, x: &[f64], pose2: &Pose<S>) {
+    /// Sets the deflection relation's function of the compliant side: the most active one at
+    /// its point of `x` (`G` at `pose2`, `F` at `pose1`; only matters for an intersection).
+    fn choose_active(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>) {
+        let Some(side) = self.quasi.as_ref().map(|q| q.side) else {
+            return;
+        };
         let l = self.layout;
-        let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
-        let active = most_active(self.part_g(), pose2, &a2);
+        let point = |a: usize| S::vector_from_fn(|i| x[a + i]);
+        let active = match (side, self.part_f()) {
+            (CompliantSide::G, _) => most_active(self.part_g(), pose2, &point(l.a2)),
+            (CompliantSide::F, Some(part)) => most_active(part, pose1, &point(l.a1)),
+            (CompliantSide::F, None) => 0,
+        };
         if let Some(q) = &mut self.quasi {
             q.active = active;
         }
@@ -366,7 +390,7 @@ impl<S: Space> ContactBlock<S> {
     pub fn initialize(&mut self, x: &mut [f64], distance: f64, pose1: &Pose<S>, pose2: &Pose<S>) {
         let Some(ql) = self.layout.quasi else { return };
         let l = self.layout;
-        self.choose_active(x, pose2);
+        self.choose_active(x, pose1, pose2);
         let n = self.normal_at(x, pose1);
         let q = self.quasi.as_mut().expect("quasi layout implies a layer");
         q.previous = [0.0; 3];
@@ -392,7 +416,12 @@ impl<S: Space> ContactBlock<S> {
                 }
                 CompliantSide::F => {
                     let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
-                    let v = world_eval(self.function_f(), pose1, &a2).value;
+                    let v = match self.part_f() {
+                        Some(part) => (0..part.len())
+                            .map(|k| part.world_eval(k, pose1, &a2).value)
+                            .fold(f64::NEG_INFINITY, f64::max),
+                        None => world_eval(self.function_f(), pose1, &a2).value,
+                    };
                     x[ql.deflection_bar] = -v;
                     for i in 0..d {
                         x[l.a1 + i] = x[l.a2 + i];
@@ -413,7 +442,7 @@ impl<S: Space> ContactBlock<S> {
         let d = S::DIM;
         let n = self.normal_at(x, pose1);
         let e = arr::<S>(&self.tangent_reference());
-        self.choose_active(x, pose2);
+        self.choose_active(x, pose1, pose2);
         let q = self.quasi.as_mut().expect("quasi layout implies a layer");
         for k in 0..d {
             q.previous[k] = x[ql.delta + k];

@@ -1,5 +1,6 @@
 //! Finite-difference checks of the quasi-rigid block's Jacobian (every row and column), both
-//! sides compliant, single functions and intersections, 2D and 3D, both integrators.
+//! sides compliant, single functions and intersections (on one side or both), 2D and 3D, both
+//! integrators.
 
 use super::tests::{CONFIGS, Case, Rng, friction, planar_pose, spatial_pose};
 use super::*;
@@ -52,9 +53,14 @@ fn randomize<S: Dynamics>(case: &mut Case<S>, z: &mut [f64], rng: &mut Rng, sign
     z[ql.core] = rng.uniform(0.0, 1.0);
 }
 
+/// `f` as a part of one function.
+fn one<S: Dynamics>(f: Placed<S>) -> ConvexPart<S> {
+    ConvexPart::new("F", vec![f]).unwrap()
+}
+
 fn run<S: Dynamics>(
     label: &str,
-    f: Placed<S>,
+    f: ConvexPart<S>,
     g: ConvexPart<S>,
     starts: (crate::geometry::Pose<S>, crate::geometry::Pose<S>),
     near: (S::Vector, S::Vector),
@@ -68,7 +74,7 @@ fn run<S: Dynamics>(
             Integrator::Midpoint | Integrator::Rattle => diagonal_layer(S::DIM),
         };
         for (fixed1, fixed2) in CONFIGS {
-            let mut block = ContactBlock::new(f.clone(), g.clone(), friction())
+            let mut block = ContactBlock::between(f.clone(), g.clone(), friction())
                 .unwrap()
                 .with_layer(layer, side, integrator)
                 .unwrap();
@@ -176,7 +182,7 @@ fn jacobian_2d_disc_on_compliant_half_plane() {
     .unwrap();
     run(
         "disc/compliant half-plane",
-        disc,
+        one(disc),
         ground,
         (planar_pose(0.2, 0.6, 0.4), planar_pose(-0.1, 0.02, -0.2)),
         (Vector2::new(0.3, 0.1), Vector2::new(0.3, 0.0)),
@@ -196,7 +202,7 @@ fn jacobian_2d_compliant_superellipse_on_box_and_disc_on_compliant_box() {
     let near = (Vector2::new(0.1, 0.6), Vector2::new(0.2, 0.3));
     run(
         "compliant tooth/box",
-        tooth.clone(),
+        one(tooth.clone()),
         brick.clone(),
         starts,
         near,
@@ -205,7 +211,7 @@ fn jacobian_2d_compliant_superellipse_on_box_and_disc_on_compliant_box() {
     );
     run(
         "tooth/compliant box",
-        tooth,
+        one(tooth),
         brick,
         starts,
         near,
@@ -232,7 +238,7 @@ fn jacobian_3d_sphere_on_compliant_half_space() {
     let near = (Vector3::new(0.1, 0.2, 0.1), Vector3::new(0.1, 0.2, 0.0));
     run(
         "sphere/compliant half-space",
-        ball.clone(),
+        one(ball.clone()),
         ground.clone(),
         starts,
         near,
@@ -241,7 +247,7 @@ fn jacobian_3d_sphere_on_compliant_half_space() {
     );
     run(
         "compliant sphere/half-space",
-        ball,
+        one(ball),
         ground,
         starts,
         near,
@@ -264,7 +270,7 @@ fn jacobian_3d_compliant_ellipsoid_on_box() {
     let near = (Vector3::new(0.0, 0.1, 0.5), Vector3::new(0.1, 0.0, 0.3));
     run(
         "compliant ellipsoid/box",
-        egg.clone(),
+        one(egg.clone()),
         brick.clone(),
         starts,
         near,
@@ -273,7 +279,7 @@ fn jacobian_3d_compliant_ellipsoid_on_box() {
     );
     run(
         "ellipsoid/compliant box",
-        egg,
+        one(egg),
         brick,
         starts,
         near,
@@ -309,4 +315,87 @@ fn spring_wrench_is_p_ns_along_the_normal() {
     // n points from the disc down into the ground: the disc is pushed up.
     assert!((w1[1] - 2.0).abs() < 1e-12 && w1[0].abs() < 1e-12 && w1[2].abs() < 1e-12);
     assert!((w2[1] + 2.0).abs() < 1e-12);
+}
+
+/// Both sides intersections: a box on a compliant bar and a compliant box on a bar, a
+/// flat-sided disc (its rows RG carry a Hessian) on a compliant bar.
+#[test]
+fn jacobian_2d_two_intersections_compliant() {
+    let cut_disc = ConvexPart::new_with_interior(
+        "cut disc",
+        vec![
+            Placed::new(
+                Ball::<Planar>::new(0.5).unwrap(),
+                planar_pose(0.05, 0.0, 0.0),
+            ),
+            Placed::at_origin(HalfSpace::<Planar>::new(Vector2::new(0.3, -1.0), 0.2).unwrap()),
+        ],
+        Vector2::new(0.0, 0.0),
+    )
+    .unwrap();
+    let square = ConvexPart::<Planar>::cuboid(Vector2::new(0.4, 0.3)).unwrap();
+    let bar = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.2)).unwrap();
+    let starts = (planar_pose(0.1, 0.7, 0.3), planar_pose(-0.1, 0.0, -0.2));
+    let near = (Vector2::new(0.2, 0.4), Vector2::new(0.1, 0.2));
+    for (f, side, seed) in [
+        (&square, CompliantSide::G, 0x7101),
+        (&square, CompliantSide::F, 0x7102),
+        (&cut_disc, CompliantSide::G, 0x7103),
+        (&cut_disc, CompliantSide::F, 0x7104),
+    ] {
+        run(
+            &format!("{}/bar", f.name()),
+            f.clone(),
+            bar.clone(),
+            starts,
+            near,
+            side,
+            seed,
+        );
+    }
+}
+
+/// Both sides intersections in 3D: a cube on a compliant slab, a compliant cube on a slab, and
+/// a ball cut by two half-spaces on a slab (torsion and anisotropic friction included).
+#[test]
+fn jacobian_3d_two_intersections_compliant() {
+    let cut_ball = ConvexPart::new_with_interior(
+        "cut ball",
+        vec![
+            Placed::new(
+                Ball::<Spatial>::new(0.5).unwrap(),
+                spatial_pose(Vector3::new(0.02, -0.03, 0.0), Vector3::zeros()),
+            ),
+            Placed::at_origin(
+                HalfSpace::<Spatial>::new(Vector3::new(0.1, 0.2, -1.0), 0.25).unwrap(),
+            ),
+            Placed::at_origin(
+                HalfSpace::<Spatial>::new(Vector3::new(-0.1, 0.0, 1.0), 0.3).unwrap(),
+            ),
+        ],
+        Vector3::zeros(),
+    )
+    .unwrap();
+    let cube = ConvexPart::<Spatial>::cuboid(Vector3::new(0.3, 0.25, 0.2)).unwrap();
+    let slab = ConvexPart::<Spatial>::cuboid(Vector3::new(0.8, 0.6, 0.15)).unwrap();
+    let starts = (
+        spatial_pose(Vector3::new(0.1, 0.0, 0.6), Vector3::new(0.3, -0.2, 0.4)),
+        spatial_pose(Vector3::new(0.0, 0.1, 0.0), Vector3::new(-0.1, 0.2, 0.1)),
+    );
+    let near = (Vector3::new(0.1, 0.0, 0.35), Vector3::new(0.0, 0.1, 0.15));
+    for (f, side, seed) in [
+        (&cube, CompliantSide::G, 0x7201),
+        (&cube, CompliantSide::F, 0x7202),
+        (&cut_ball, CompliantSide::F, 0x7203),
+    ] {
+        run(
+            &format!("{}/slab", f.name()),
+            f.clone(),
+            slab.clone(),
+            starts,
+            near,
+            side,
+            seed,
+        );
+    }
 }

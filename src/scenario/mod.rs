@@ -109,8 +109,8 @@
 //! # Any part may touch any other: a single function or an intersection on either side (a box
 //! # on a box, a polygon against a polygon). Flat on flat, a pair of convex parts has ONE
 //! # equivalent contact point, where the face's pressure resultant acts (under the centre of
-//! # mass at rest); its torsion is limited by μ e_r p_n. A compliant layer needs a single
-//! # function on one side of each of its contacts.
+//! # mass at rest); its torsion is limited by μ e_r p_n. A compliant layer may be on either
+//! # side of any of these contacts.
 //!
 //! [[pair]]                       # optional: friction between two named bodies, overriding all
 //! body1 = "ground"

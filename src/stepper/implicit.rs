@@ -938,6 +938,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
                             (gap, 0.0)
                         }
                     }
+                    // The layered sets are `t ‖ĝ‖` apart as above; the gap less the deflection.
+                    Some(q) if l.f_count > 0 => {
+                        if x[l.l1] < 0.0 {
+                            (-gap - q.delta[0], gap)
+                        } else {
+                            (gap - q.delta[0], 0.0)
+                        }
+                    }
                     Some(q) => {
                         if slot.block.quasi_rigid().map(|r| r.side)
                             == Some(crate::contact::CompliantSide::F)
