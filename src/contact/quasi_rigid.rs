@@ -8,7 +8,7 @@ use super::block::{
     arr, friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
 };
 use super::body_step::BodyStep;
-use crate::geometry::{Pose, Space, world_eval, world_eval_with_pose_derivatives};
+use crate::geometry::{ConvexPart, Pose, Space, world_eval, world_eval_with_pose_derivatives};
 use crate::model::{CompliantLayer, Integrator};
 
 /// Which side of a contact carries the compliant layer: the one-function side `F` (body 1) or
@@ -59,6 +59,32 @@ pub struct QuasiRigid {
     /// how many are valid.
     history: [Vec<f64>; 3],
     history_len: usize,
+}
+
+/// The function of an intersection `part` (body at `pose`) that carries most of the outward
+/// normal `out` at its point `p`: the largest share `lⱼ ∇φⱼ(p)·out` of the KKT rows' sum
+/// `Σ lⱼ ∇φⱼ ∝ out` over the multipliers `l`. On a face that is the face's function; at an edge
+/// or corner, the face the normal leans towards. The most active function (largest value) is
+/// not enough: at a corner every adjacent face is active, and a side face's function does not
+/// change along the normal, which leaves the deflection relation without a solution. Where no
+/// multiplier is positive: the most active function.
+fn loaded_function<S: Space>(
+    part: &ConvexPart<S>,
+    pose: &Pose<S>,
+    p: &S::Vector,
+    l: &[f64],
+    out: &S::Vector,
+) -> usize {
+    let mut best = (0.0, None);
+    for (j, &lj) in l.iter().enumerate() {
+        if lj > 0.0 {
+            let share = lj * S::dot(&part.world_eval(j, pose, p).gradient, out);
+            if share > best.0 {
+                best = (share, Some(j));
+            }
+        }
+    }
+    best.1.unwrap_or_else(|| most_active(part, pose, p))
 }
 
 /// `V(δ) = ½ k max(δ, 0)²` between `a = δ^ℓ` and `b = δ^{ℓ+1}`: the discrete gradient
@@ -364,17 +390,27 @@ impl<S: Space> ContactBlock<S> {
         std::array::from_fn(|i| if i < S::DIM { g[i] / len } else { 0.0 })
     }
 
-    /// Sets the deflection relation's function of the compliant side: the most active one at
-    /// its point of `x` (`G` at `pose2`, `F` at `pose1`; only matters for an intersection).
+    /// Sets the deflection relation's function of the compliant side: the one that carries
+    /// most of the normal at the points of `x` (`G` at `pose2`, `F` at `pose1`; only an
+    /// intersection has a choice), see [`loaded_function`].
     fn choose_active(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>) {
         let Some(side) = self.quasi.as_ref().map(|q| q.side) else {
             return;
         };
         let l = self.layout;
         let point = |a: usize| S::vector_from_fn(|i| x[a + i]);
+        let n = self.normal_source(x, pose1);
         let active = match (side, self.part_f()) {
-            (CompliantSide::G, _) => most_active(self.part_g(), pose2, &point(l.a2)),
-            (CompliantSide::F, Some(part)) => most_active(part, pose1, &point(l.a1)),
+            (CompliantSide::G, _) => loaded_function(
+                self.part_g(),
+                pose2,
+                &point(l.a2),
+                &x[l.l2..l.l2 + l.g_count],
+                &-n,
+            ),
+            (CompliantSide::F, Some(part)) => {
+                loaded_function(part, pose1, &point(l.a1), &x[l.lf..l.lf + l.f_count], &n)
+            }
             (CompliantSide::F, None) => 0,
         };
         if let Some(q) = &mut self.quasi {
