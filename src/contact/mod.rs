@@ -155,9 +155,17 @@
 //!   normal through the layer point meets the undeformed surface: `g_k(a₂ − δ_n n) = 0` (`G`
 //!   compliant; its outward normal at the contact is `−n`, `n = ∇f(a₁)/‖∇f(a₁)‖`, equal to the
 //!   paper's `∇g/‖∇g‖` at a solution and smooth where `g` is an intersection), or
-//!   `f(a₁ + δ_n n) = 0` (`F` compliant). For an intersection `g_k` is the most active function
-//!   at the start of the step (the paper's "normal well defined" assumption, §5.2). For a
-//!   half-plane `δ_n = δ̄_n` exactly (Example 3).
+//!   `f(a₁ + δ_n n) = 0` (`F` compliant). For an intersection `g_k` is the function that
+//!   carries most of the normal at the start of the step, the largest share `lⱼ ∇gⱼ·(−n)` of
+//!   the KKT sum (the paper's "normal well defined" assumption, §5.2): on a face, the face's
+//!   function. The most active function would not do: at a corner every adjacent face is
+//!   active, and a side face's function does not change along the normal. For a half-plane
+//!   `δ_n = δ̄_n` exactly (Example 3). Under the midpoint integrator (below) `δ_n` is the
+//!   signed approach, also while apart, through this relation. A known limit: a curved
+//!   compliant part far from its partner (a half-space ground pairs with every part) is
+//!   shifted into a much larger level set, homothetic rather than parallel for an ellipsoid,
+//!   whose point on the partner can lie where the line along the normal misses the undeformed
+//!   part; the step then fails (an ellipsoid or superellipsoid part 1.2 m above the ground).
 //! * **Normal impulse.** `p_n = p_ns + p_nr`: the friction rows FR and CS use `p_n`; the
 //!   wrench uses `w p_ns + p_nr` (`w = 1` for Euler, `½` for midpoint, below).
 //! * **Tangential compliance and friction.** The paper's eq. 37 gives `p_t` both a spring law
@@ -185,9 +193,9 @@
 //!   compliant: F's rows CF become `−(fᵢ(a₁) + δ̄_n) ⊥ lᵢ`. Non-penetration of the layer stays
 //!   `t ≥ 0 ⊥ p_ns`: `t` is the scale between the shifted sets, so it needs no offset. The
 //!   normal is `n = ĝ/‖ĝ‖` (the normal source, equal to `Σ lᵢ∇fᵢ(a₁)` at a solution) and `δn`
-//!   lies on `ĝ`'s columns only. The deflection relation takes the compliant side's most active
-//!   function at the start of the step, as for a compliant `G` above; on a face this is the
-//!   face's function, so a flat layer on a box deflects as on a half-plane (tested:
+//!   lies on `ĝ`'s columns only. The deflection relation takes the compliant side's function that
+//!   carries most of the normal (`F`: the largest `lᵢ ∇fᵢ·n`), as for a compliant `G` above; on
+//!   a face this is the face's function, so a flat layer on a box deflects as on a half-plane (tested:
 //!   `tests/box_contact.rs`, rest at `δ_n = m g / k` with the layer on either side, and the
 //!   midpoint integrator's energy on a bouncing cube).
 //!
