@@ -446,3 +446,22 @@ fn plots_are_refreshed_on_rerun() {
     );
     assert!(plots.join("contact_0.svg").exists());
 }
+
+/// A rerun of `run` into the same directory removes the figures `plot` drew of the previous
+/// run (they would look like this run's), and keeps other files in `plots/`.
+#[test]
+fn a_rerun_removes_the_previous_runs_figures() {
+    let out = common::temp_dir("plot", "rerun");
+    let dir = short_run("disc_on_plane", "0.1", &out, &[]);
+    let o = run(&["plot", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let plots = dir.join("plots");
+    assert!(plots.join("energy.svg").exists() && plots.join("contact_0.png").exists());
+    std::fs::write(plots.join("notes.txt"), "mine").unwrap();
+    short_run("disc_on_plane", "0.1", &out, &[]);
+    let left: Vec<String> = std::fs::read_dir(&plots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["notes.txt"], "figures of the previous run survived");
+}

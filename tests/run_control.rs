@@ -299,3 +299,20 @@ half_extents = [0.5, 0.5]
     assert!(err.contains("coupling"), "{err}");
     assert!(!out.join("runs").exists());
 }
+
+/// The LCP stepper's contacts are rigid: a scene with a compliant layer is refused at the
+/// layer's line (also when `--stepper lcp` overrides the file), instead of running as if the
+/// layer were not there.
+#[test]
+fn the_lcp_stepper_refuses_a_compliant_layer_at_its_line() {
+    let out = common::temp_dir("run-control", "lcp-layer");
+    let o = run_case(&out, "quasi_rigid_disc_core_impact.toml", &["--stepper", "lcp"]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("quasi_rigid_disc_core_impact.toml:37:9: field `body[1].layer`"),
+        "{err}"
+    );
+    assert!(err.contains("rigid"), "{err}");
+    assert!(!out.join("runs").exists());
+}

@@ -72,6 +72,40 @@ pub const CONTACTS_FILE: &str = "contacts.csv";
 pub const SUMMARY_FILE: &str = "summary.json";
 /// File name of the animation `run --animate` writes inside a run directory.
 pub const ANIMATION_FILE: &str = "animation.gif";
+/// The folder, inside a run directory, that receives `plot`'s standard figures.
+pub const PLOTS_DIR: &str = "plots";
+
+/// True for a file name of `plot`'s standard figures: `energy`, `velocity_*`, `contact_*` or
+/// `newton_iterations`, as `.svg` or `.png`.
+pub fn is_standard_figure(name: &str) -> bool {
+    let Some(stem) = name
+        .strip_suffix(".svg")
+        .or_else(|| name.strip_suffix(".png"))
+    else {
+        return false;
+    };
+    stem == "energy"
+        || stem == "newton_iterations"
+        || stem.starts_with("velocity_")
+        || stem.starts_with("contact_")
+}
+
+/// Removes `plot`'s standard figures from the folder `dir` (missing: nothing to do); other
+/// files stay.
+pub fn remove_standard_figures(dir: &Path) -> io::Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        if is_standard_figure(&entry.file_name().to_string_lossy()) {
+            fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
 
 /// Trouble writing the output of a run. Every variant names the file (or field) at fault.
 #[derive(Debug, thiserror::Error)]
@@ -183,7 +217,8 @@ impl RunDir {
     /// deletes the output files of a previous run there (`summary.json` first, then its
     /// temporary file, `trajectory.csv`, `contacts.csv`, `solver.csv`), so that nothing in the
     /// directory looks like a finished run until this run writes its summary; a previous
-    /// `animation.gif` goes too. Other files are left alone.
+    /// `animation.gif` and the figures `plot` drew of it in `plots/` go too. Other files are
+    /// left alone.
     ///
     /// The scenario name becomes a single path component: it must not be empty, contain a path
     /// separator (`/` or `\`), `..`, a control character, or be `.`; the error names the field.
@@ -259,7 +294,9 @@ impl RunDir {
                 Err(e) => return Err(OutputError::io(&stale, "remove the previous run's file", e)),
             }
         }
-        Ok(())
+        let plots = self.path.join(PLOTS_DIR);
+        remove_standard_figures(&plots)
+            .map_err(|e| OutputError::io(&plots, "remove the previous run's figures", e))
     }
 
     /// The run directory.

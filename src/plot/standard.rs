@@ -20,8 +20,7 @@ use super::run_data::RunData;
 use super::{PlotError, file_stem};
 use std::path::{Path, PathBuf};
 
-/// The name of the folder, inside the run directory, that receives the standard figures.
-pub const PLOTS_DIR: &str = "plots";
+pub use crate::output::PLOTS_DIR;
 
 /// At most this many contacts get a figure each (a pile of bodies has thousands); the report
 /// says how many were left out.
@@ -42,48 +41,16 @@ pub fn plot_run(run_dir: &Path) -> Result<PlotReport, PlotError> {
     plot_run_data(&run, &run_dir.join(PLOTS_DIR))
 }
 
-/// True for a file a previous [`plot_run_data`] wrote: `energy`, `velocity_*`, `contact_*` or
-/// `newton_iterations`, as `.svg` or `.png`.
-fn is_standard_figure(name: &str) -> bool {
-    let Some(stem) = name
-        .strip_suffix(".svg")
-        .or_else(|| name.strip_suffix(".png"))
-    else {
-        return false;
-    };
-    stem == "energy"
-        || stem == "newton_iterations"
-        || stem.starts_with("velocity_")
-        || stem.starts_with("contact_")
-}
-
-/// Removes the standard figures of a previous plot from `out` (a rerun of the run may have
-/// fewer bodies or contacts; their old figures would look current). Other files stay.
-fn remove_previous_figures(out: &Path) -> Result<(), PlotError> {
-    let entries = match std::fs::read_dir(out) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(PlotError::io(out, "list the directory", e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| PlotError::io(out, "list the directory", e))?;
-        let name = entry.file_name();
-        if is_standard_figure(&name.to_string_lossy()) {
-            let path = entry.path();
-            std::fs::remove_file(&path)
-                .map_err(|e| PlotError::io(&path, "remove the previous figure", e))?;
-        }
-    }
-    Ok(())
-}
-
 /// The standard figures of `run`, written into `out` (after removing those of a previous plot).
 pub fn plot_run_data(run: &RunData, out: &Path) -> Result<PlotReport, PlotError> {
     let mut report = PlotReport {
         notes: run.notes.clone(),
         ..PlotReport::default()
     };
-    remove_previous_figures(out)?;
+    // A rerun of the run may have fewer bodies or contacts: their old figures would look
+    // current.
+    crate::output::remove_standard_figures(out)
+        .map_err(|e| PlotError::io(out, "remove the previous figures", e))?;
     let name = run.name();
     report
         .written

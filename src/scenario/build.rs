@@ -1176,6 +1176,11 @@ fn lcp_settings(cx: Ctx, file: &ScenarioFile, scene: &AnyScene) -> R<crate::step
                     e.to_string(),
                 )
             }
+            LcpError::CompliantLayer { body } => cx.err(
+                format!("body[{}].layer", index(body)),
+                ErrorKind::InvalidValue,
+                e.to_string(),
+            ),
             LcpError::Polytope { body, part, .. } => cx.err(
                 format!("body[{}].part[{part}]", index(body)),
                 ErrorKind::InvalidValue,

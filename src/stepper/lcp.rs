@@ -160,6 +160,15 @@ pub enum LcpError {
         /// Its part.
         part2: usize,
     },
+    /// A body has a compliant layer, which the LCP stepper's rigid contacts would ignore.
+    #[error(
+        "body `{body}` has a compliant layer, but the LCP stepper's contacts are rigid: \
+         quasi-rigid contacts need stepper = \"implicit\" (or remove the layer)"
+    )]
+    CompliantLayer {
+        /// The body.
+        body: String,
+    },
     /// The polygonal approximation of a part could not be built.
     #[error("body `{body}` part {part}: polygonal approximation failed: {source}")]
     Polytope {
@@ -249,9 +258,15 @@ impl<S: Dynamics> std::fmt::Debug for LcpStepper<S> {
 impl<S: Dynamics> LcpStepper<S> {
     /// Prepares the scene for the LCP stepper: discs and balls become polytopes of
     /// [`LcpSettings::vertices`] vertices, and every pair of parts gets its vertex–face
-    /// candidates (errors name the bodies and parts that cannot meet).
+    /// candidates (errors name the bodies and parts that cannot meet). A body with a compliant
+    /// layer is refused: this stepper's contacts are rigid, so the layer would be ignored.
     pub fn new(scene: Scene<S>, settings: LcpSettings) -> Result<Self, LcpError> {
         settings.validate(S::DIM)?;
+        if let Some(body) = scene.bodies.iter().find(|b| b.layer.is_some()) {
+            return Err(LcpError::CompliantLayer {
+                body: body.name.clone(),
+            });
+        }
         let mut parts = Vec::with_capacity(scene.bodies.len());
         for body in &scene.bodies {
             let mut list = Vec::new();
