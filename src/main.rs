@@ -345,7 +345,7 @@ fn run_scenario(
         // Both at once: each alone may not divide the other's old value.
         scenario = scenario
             .with_timing(time_step, duration)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| override_refusal(e, time_step, duration))?;
     }
     if !flags.force {
         scenario.check_output_size().map_err(|e| e.to_string())?;
@@ -377,6 +377,33 @@ fn run_scenario(
     }
 }
 
+/// A refusal of the timing set by `--time-step` / `--duration`: the file's line would point at
+/// a value the file does not hold, so the message names the flags instead.
+fn override_refusal(
+    e: scenario::ScenarioError,
+    time_step: Option<f64>,
+    duration: Option<f64>,
+) -> String {
+    match e {
+        scenario::ScenarioError::Invalid {
+            file,
+            field,
+            reason,
+            ..
+        } if field.starts_with("simulation.") => {
+            let flags: Vec<String> = [("--time-step", time_step), ("--duration", duration)]
+                .iter()
+                .filter_map(|(flag, v)| v.map(|v| format!("{flag} {v}")))
+                .collect();
+            format!(
+                "{file}: field `{field}` as set on the command line ({}): {reason}",
+                flags.join(", ")
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The implicit stepper's refusal of `scenario`'s scene, placed at the body it names (the
 /// second one of the pair: the first is usually the ground).
 fn stepper_refusal(scenario: &scenario::Scenario, e: StepperError) -> String {
@@ -403,6 +430,38 @@ struct RunJob<'a> {
 }
 
 /// A duration in seconds with a unit that suits it.
+/// The result line of a run stopped by a step that did not converge, from the summary it
+/// wrote (the steps done and their times; the reason follows as the error).
+fn print_stopped_line(name: &str, dir: &Path) {
+    let path = dir.join(implicit_contact::output::SUMMARY_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return;
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return;
+    };
+    let time = |k: &str| {
+        v["wall_time_per_step_s"][k]
+            .as_f64()
+            .map_or("-".to_string(), seconds)
+    };
+    println!(
+        "{name} ({}): stopped after {} steps at t = {} s, Newton iterations median {} max {}; time per step median {}, mean {}, max {}; the failed step took {}; written to {}",
+        v["stepper"].as_str().unwrap_or("?"),
+        v["steps"],
+        v["final_time"],
+        v["newton_iterations"]["median"],
+        v["newton_iterations"]["max"],
+        time("median"),
+        time("mean"),
+        time("max"),
+        v["failed_step_wall_time_s"]
+            .as_f64()
+            .map_or("-".to_string(), seconds),
+        dir.display()
+    );
+}
+
 fn seconds(s: f64) -> String {
     if s >= 1.0 {
         format!("{s:.2} s")
@@ -488,6 +547,9 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
             r.frame_count(),
             gif.display()
         );
+    }
+    if let Err(run::RunError::StepFailed(_)) = &result {
+        print_stopped_line(&name, dir.path());
     }
     let result = result.map_err(|e| e.to_string())?;
     let summary = &result.summary;

@@ -209,7 +209,7 @@ pub fn example_2(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperError>
             case,
             claim: "time per step 0.4 s in contact (C++ and PATH, 2 GHz laptop)".into(),
             measured: format!(
-                "median {:.1} µs, {} Newton iterations median, worst {}",
+                "median {:.1} µs, {} Newton iterations median, worst {} iterations",
                 summary.wall_time_per_step_s.median * 1e6,
                 summary.newton_iterations.median,
                 summary.newton_iterations.max
@@ -489,20 +489,38 @@ pub fn rigid_cases(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperErro
     Ok(claims)
 }
 
-/// The claims as a text table.
+/// The claims as a text table, each column as wide as its longest entry.
 pub fn format_claims(claims: &[Claim]) -> String {
-    let mut out = format!(
-        "{:<24} {:<62} {:<48} {}\n",
-        "case", "paper's claim", "measured", "holds"
-    );
-    for c in claims {
-        out.push_str(&format!(
-            "{:<24} {:<62} {:<48} {}\n",
-            c.case,
-            c.claim,
-            c.measured,
-            if c.holds { "yes" } else { "NO" }
-        ));
+    let header = ["case", "paper's claim", "measured", "holds"];
+    let rows: Vec<[&str; 4]> = claims
+        .iter()
+        .map(|c| {
+            let holds = if c.holds { "yes" } else { "NO" };
+            [
+                c.case.as_str(),
+                c.claim.as_str(),
+                c.measured.as_str(),
+                holds,
+            ]
+        })
+        .collect();
+    let width = |k: usize| {
+        rows.iter()
+            .map(|r| r[k].chars().count())
+            .chain([header[k].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths = [width(0), width(1), width(2)];
+    let mut out = String::new();
+    for row in std::iter::once(header).chain(rows) {
+        for (k, w) in widths.iter().enumerate() {
+            let pad = w - row[k].chars().count();
+            out.push_str(row[k]);
+            out.push_str(&" ".repeat(pad + 2));
+        }
+        out.push_str(row[3]);
+        out.push('\n');
     }
     out
 }

@@ -92,7 +92,10 @@ fn plot_writes_the_standard_figures_as_svg_and_png() {
     }
     // The contact figure draws μ·p_n from the summary's `contacts`.
     let svg = std::fs::read_to_string(plots.join("contact_0.svg")).unwrap();
-    assert!(svg.contains("μ·p_n (μ = 0.2)"), "no μ·p_n legend entry");
+    assert!(svg.contains("μ·pₙ (μ = 0.2)"), "no μ·p_n legend entry");
+    // Real subscripts in the legends, as in the paper's figures.
+    assert!(svg.contains("normal pₙ") && svg.contains("friction ‖pₜ‖"));
+    assert!(!svg.contains("p_n") && !svg.contains("p_t"), "underscores");
 }
 
 #[test]

@@ -306,7 +306,11 @@ half_extents = [0.5, 0.5]
 #[test]
 fn the_lcp_stepper_refuses_a_compliant_layer_at_its_line() {
     let out = common::temp_dir("run-control", "lcp-layer");
-    let o = run_case(&out, "quasi_rigid_disc_core_impact.toml", &["--stepper", "lcp"]);
+    let o = run_case(
+        &out,
+        "quasi_rigid_disc_core_impact.toml",
+        &["--stepper", "lcp"],
+    );
     assert!(!o.status.success());
     let err = text(&o.stderr);
     assert!(
@@ -315,4 +319,46 @@ fn the_lcp_stepper_refuses_a_compliant_layer_at_its_line() {
     );
     assert!(err.contains("rigid"), "{err}");
     assert!(!out.join("runs").exists());
+}
+
+/// A timing refused as set by `--time-step` / `--duration` names the flag, not the file's line
+/// (which holds another value).
+#[test]
+fn a_refused_override_names_the_flag() {
+    let out = common::temp_dir("run-control", "override");
+    let o = run_case(&out, "disc_on_plane.toml", &["--duration", "nan"]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("disc_on_plane.toml: field `simulation.duration` as set on the command line (--duration NaN)"),
+        "{err}"
+    );
+    let o = run_case(&out, "disc_on_plane.toml", &["--time-step", "0.3"]);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("(--time-step 0.3)") && err.contains("4.8 or 5.1 s"),
+        "{err}"
+    );
+    assert!(!out.join("runs").exists());
+}
+
+/// A run stopped by a step that does not converge still prints its result line (steps done,
+/// step times, the failed step's time) before the reason.
+#[test]
+fn a_stopped_run_prints_its_result_line() {
+    let out = common::temp_dir("run-control", "stopped");
+    // One step of 1e308 s: its values are not finite, so the step fails at once.
+    let o = run_case(
+        &out,
+        "disc_on_plane.toml",
+        &["--time-step", "1e308", "--duration", "1e308", "--quiet"],
+    );
+    assert!(!o.status.success());
+    let line = text(&o.stdout);
+    assert!(
+        line.contains("disc_on_plane (implicit): stopped after 0 steps at t = 0")
+            && line.contains("the failed step took"),
+        "{line}"
+    );
+    assert!(text(&o.stderr).contains("did not converge"));
 }

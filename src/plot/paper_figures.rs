@@ -511,8 +511,14 @@ fn quasi_energy(euler: &QuasiRun, midpoint: &QuasiRun, title: String) -> Result<
         de.first().map_or(0.0, |p| p.0),
         de.last().map_or(1.0, |p| p.0),
     );
+    // Fig. 8 (δ_max = 1) has no core impact to leave out.
+    let impact = euler.events()?.1.is_some() || midpoint.events()?.1.is_some();
     let drift = Panel::new("|ΔE| (J)")
-        .subtitle("change apart from the core impact")
+        .subtitle(if impact {
+            "accumulated change apart from the core impact"
+        } else {
+            "accumulated change (no core impact)"
+        })
         .legend(Legend::Outside)
         .log_y()
         .series(Series::line("euler", de).with_color(0))

@@ -163,12 +163,11 @@ pub fn contact_figure(
     let pf = run.contact_series(k, "friction_impulse")?;
     let mut impulses = Panel::new("impulse (N·s)")
         .from_zero()
-        .series(Series::line("normal p_n", pn.clone()))
-        .series(Series::line("friction ‖p_t‖", pf));
+        .series(Series::line("normal pₙ", pn.clone()))
+        .series(Series::line("friction ‖pₜ‖", pf));
     if let Some(mu) = mu {
         let bound = pn.iter().map(|&(t, p)| (t, mu * p)).collect();
-        impulses =
-            impulses.series(Series::dashed(format!("μ·p_n (μ = {mu})"), bound).with_color(6));
+        impulses = impulses.series(Series::dashed(format!("μ·pₙ (μ = {mu})"), bound).with_color(6));
     }
     // Torsion is a moment (N·m·s): its own axis, not the impulses' N·s.
     let mut torsion = None;
@@ -177,14 +176,14 @@ pub fn contact_figure(
         if pr.iter().any(|p| p.1 != 0.0 && p.1.is_finite()) {
             torsion = Some(
                 Panel::new("torsion (N·m·s)")
-                    .series(Series::line("torsional impulse p_r", pr).with_color(3)),
+                    .series(Series::line("torsional impulse pᵣ", pr).with_color(3)),
             );
         }
     }
     // Quasi-rigid contacts: the spring and rigid-core parts of the normal impulse.
     for (column, label, color) in [
-        ("spring_impulse", "spring p_ns", 4),
-        ("core_impulse", "core p_nr", 5),
+        ("spring_impulse", "spring pₙₛ", 4),
+        ("core_impulse", "core pₙᵣ", 5),
     ] {
         if run.contacts.has(column) {
             let series = run.contact_series(k, column)?;
