@@ -160,12 +160,18 @@
 //!   the KKT sum (the paper's "normal well defined" assumption, §5.2): on a face, the face's
 //!   function. The most active function would not do: at a corner every adjacent face is
 //!   active, and a side face's function does not change along the normal. For a half-plane
-//!   `δ_n = δ̄_n` exactly (Example 3). Under the midpoint integrator (below) `δ_n` is the
-//!   signed approach, also while apart, through this relation. A known limit: a curved
-//!   compliant part far from its partner (a half-space ground pairs with every part) is
-//!   shifted into a much larger level set, homothetic rather than parallel for an ellipsoid,
-//!   whose point on the partner can lie where the line along the normal misses the undeformed
-//!   part; the step then fails (an ellipsoid or superellipsoid part 1.2 m above the ground).
+//!   `δ_n = δ̄_n` exactly (Example 3). Apart (`δ_n < 0`, which only the midpoint integrators'
+//!   signed approach reaches, below) the relation is linearised in `δ_n` at the layer point
+//!   itself: `φ_c(a) ∓ δ_n ∇φ_c(a)·n = 0`, the relation's own value and first derivatives at
+//!   `δ_n = 0` (so the row is C¹ across touching), exact for a flat layer, and `δ_n` is then
+//!   `δ̄_n/‖∇φ_c‖` to first order, the distance between the level sets. The exact relation
+//!   would ask too much there: far from its partner (a half-space ground pairs with every
+//!   part) a curved part is shifted into a much larger level set, homothetic rather than
+//!   parallel for an ellipsoid, whose point on the partner can lie where the line along `n`
+//!   misses the undeformed part; the layered dumbbell of the scenario docs stopped at step 12
+//!   under `midpoint` and `rattle` for that reason. The energy identity of the discrete
+//!   gradient needs only that `δ_n` measures the approach consistently from step to step,
+//!   which the C¹ row keeps.
 //! * **Normal impulse.** `p_n = p_ns + p_nr`: the friction rows FR and CS use `p_n`; the
 //!   wrench uses `w p_ns + p_nr` (`w = 1` for Euler, `½` for midpoint, below).
 //! * **Tangential compliance and friction.** The paper's eq. 37 gives `p_t` both a spring law
@@ -180,7 +186,8 @@
 //!   (3D) stays rigid friction (the paper: no torsional deflection).
 //! * **Derivatives.** The deflection row differentiates `φ_c` at the moved point
 //!   `p = a ∓ δ_n n`: `∇φ_c(p)·(δa ∓ n δδ_n ∓ δ_n δn)` plus the compliant body's pose terms
-//!   (`δn` as above, on body 1's columns); the rigid block's `p_n` column splits into `p_ns`
+//!   (`δn` as above, on body 1's columns; apart, `p = a` and `∓ δ_n n·δ∇φ_c(a)` adds the
+//!   Hessian and the pose terms of the gradient); the rigid block's `p_n` column splits into `p_ns`
 //!   (times `w` in the wrench rows) and `p_nr`; the rest is linear. All of it is checked against
 //!   central differences (both sides compliant, single functions and intersections, 2D and 3D,
 //!   full `K`, `C`, both integrators).

@@ -4,8 +4,8 @@
 //! contacts").
 
 use super::block::{
-    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, Mat3, Row, Vec3, ZERO_ROW,
-    arr, friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
+    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, MAX_WIDTH, Mat3, Row, Vec3,
+    ZERO_ROW, arr, friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
 };
 use super::body_step::BodyStep;
 use crate::geometry::{ConvexPart, Pose, Space, world_eval, world_eval_with_pose_derivatives};
@@ -278,17 +278,25 @@ impl QuasiRigid {
         let ns = S::vector_from_fn(|i| n[i]);
 
         // Deflection relation (eq. 35): the compliant function vanishes at the layer point
-        // moved by δ_n along its outward normal (G: −n at a₂; F: +n at a₁).
+        // moved by δ_n along its outward normal (G: −n at a₂; F: +n at a₁). Apart (δ_n < 0: the
+        // signed approach of the midpoint integrators) the relation linearised in δ_n at the
+        // layer point itself, φ(a) + s δ_n ∇φ(a)·n: equal to the relation with its first
+        // derivatives at δ_n = 0 (C¹ across touching), exact for a flat layer, and always
+        // solvable, whereas far from its partner a curved part's shifted level set is a much
+        // larger one (homothetic, not parallel) whose point can lie where the line along n
+        // misses the part.
         let dn_val = delta[0];
-        let (e, sign, rows_of): (_, f64, Row) = match self.side {
+        let apart = dn_val < 0.0;
+        let moved = if apart { 0.0 } else { dn_val };
+        let (e, sign, rows_of, compliant, point): (_, f64, Row, _, usize) = match self.side {
             CompliantSide::G => {
-                let p = a2s - ns * dn_val;
+                let p = a2s - ns * moved;
                 let e = block.part_g().world_eval(self.active, &body2.pose_end, &p);
                 let rr = value_row(&e, body2, bw, bw + d, 1.0);
-                (e, -1.0, rr)
+                (e, -1.0, rr, body2, bw)
             }
             CompliantSide::F => {
-                let p = a1s + ns * dn_val;
+                let p = a1s + ns * moved;
                 let e = match block.part_f() {
                     Some(part) => part.world_eval(self.active, &body1.pose_end, &p),
                     None => {
@@ -296,7 +304,7 @@ impl QuasiRigid {
                     }
                 };
                 let rr = value_row(&e, body1, 0, d, 1.0);
-                (e, 1.0, rr)
+                (e, 1.0, rr, body1, 0)
             }
         };
         let mut rr = rows_of;
@@ -305,10 +313,20 @@ impl QuasiRigid {
             let acc: f64 = (0..d).map(|i| grad[i] * dn[i][c]).sum();
             rr[c] += sign * dn_val * acc;
         }
+        let along: f64 = (0..d).map(|i| grad[i] * n[i]).sum();
         let row = ql.deflection_bar;
         vals[row] = e.value;
+        if apart {
+            vals[row] += sign * dn_val * along;
+            // δ(∇φ(a)) · n: the Hessian on the point, the pose terms on the compliant body.
+            let dgrad = gradient_rows(&e, compliant, point, point + d);
+            for c in 0..MAX_WIDTH {
+                let acc: f64 = (0..d).map(|i| n[i] * dgrad[i][c]).sum();
+                rr[c] += sign * dn_val * acc;
+            }
+        }
         cols.scatter::<S>(jac, n_tot, row, &rr, 1.0);
-        jac[at(row, ql.delta)] = sign * (0..d).map(|i| grad[i] * n[i]).sum::<f64>();
+        jac[at(row, ql.delta)] = sign * along;
 
         // Spring–damper law (eq. 37/49): p_k = h Σ_j K_kj δ_j + Σ_j C_kj (δ_j − δ_j^ℓ); the
         // midpoint integrator replaces the normal row by the discrete gradient.
