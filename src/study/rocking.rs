@@ -326,9 +326,13 @@ pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, Stri
         let reference = run(shape, Integrator::Rattle, 2.5e-4, 1.0, 0.1)?;
         // The projected scheme's deviation is orders of magnitude below the others': a panel
         // of its own, on its own scale.
-        let mut energy_panel = Panel::new("(E − E₀) / E_motion").legend(Legend::Auto);
-        let mut projected_panel = Panel::new("(E − E₀) / E_motion, rattle").legend(Legend::Auto);
-        let mut conv = Panel::new("trajectory error over 1 s").log_y();
+        let mut energy_panel = Panel::new("(E − E₀) / Eₘ")
+            .subtitle("Eₘ: the motion's energy above rest")
+            .legend(Legend::Outside);
+        let mut projected_panel = Panel::new("(E − E₀) / Eₘ, rattle").legend(Legend::Outside);
+        let mut conv = Panel::new("trajectory error over 1 s")
+            .legend(Legend::Outside)
+            .log_y();
         for (c, &scheme) in Scheme::ALL.iter().enumerate() {
             let mut errors = Vec::new();
             for &h in &TIME_STEPS {
@@ -387,11 +391,13 @@ pub fn study(out: &std::path::Path, duration: f64) -> Result<Vec<StudyRow>, Stri
             .x_label("t (s)")
             .panel(energy_panel)
             .panel(projected_panel);
+        let fig = crate::plot::paper_figures::for_print(fig);
         save(&fig, out, &format!("rocking_energy_{name}")).map_err(|e| e.to_string())?;
         let fig = Figure::new(format!("{name}: convergence"))
             .x_label("h (s)")
             .log_x()
             .panel(conv);
+        let fig = crate::plot::paper_figures::for_print(fig);
         save(&fig, out, &format!("rocking_convergence_{name}")).map_err(|e| e.to_string())?;
     }
     let mut csv =
