@@ -2,7 +2,7 @@
 //! sides compliant, single functions and intersections (on one side or both), 2D and 3D, both
 //! integrators.
 
-use super::tests::{CONFIGS, Case, Rng, friction, planar_pose, spatial_pose};
+use super::tests::{CONFIGS, Case, Rng, cut_ball, cut_disc, friction, planar_pose, spatial_pose};
 use super::*;
 use crate::geometry::{
     Ball, ConvexPart, Ellipsoid, HalfSpace, Placed, Planar, Spatial, Superellipse,
@@ -321,18 +321,7 @@ fn spring_wrench_is_p_ns_along_the_normal() {
 /// flat-sided disc (its rows RG carry a Hessian) on a compliant bar.
 #[test]
 fn jacobian_2d_two_intersections_compliant() {
-    let cut_disc = ConvexPart::new_with_interior(
-        "cut disc",
-        vec![
-            Placed::new(
-                Ball::<Planar>::new(0.5).unwrap(),
-                planar_pose(0.05, 0.0, 0.0),
-            ),
-            Placed::at_origin(HalfSpace::<Planar>::new(Vector2::new(0.3, -1.0), 0.2).unwrap()),
-        ],
-        Vector2::new(0.0, 0.0),
-    )
-    .unwrap();
+    let cut_disc = cut_disc();
     let square = ConvexPart::<Planar>::cuboid(Vector2::new(0.4, 0.3)).unwrap();
     let bar = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.2)).unwrap();
     let starts = (planar_pose(0.1, 0.7, 0.3), planar_pose(-0.1, 0.0, -0.2));
@@ -359,23 +348,7 @@ fn jacobian_2d_two_intersections_compliant() {
 /// a ball cut by two half-spaces on a slab (torsion and anisotropic friction included).
 #[test]
 fn jacobian_3d_two_intersections_compliant() {
-    let cut_ball = ConvexPart::new_with_interior(
-        "cut ball",
-        vec![
-            Placed::new(
-                Ball::<Spatial>::new(0.5).unwrap(),
-                spatial_pose(Vector3::new(0.02, -0.03, 0.0), Vector3::zeros()),
-            ),
-            Placed::at_origin(
-                HalfSpace::<Spatial>::new(Vector3::new(0.1, 0.2, -1.0), 0.25).unwrap(),
-            ),
-            Placed::at_origin(
-                HalfSpace::<Spatial>::new(Vector3::new(-0.1, 0.0, 1.0), 0.3).unwrap(),
-            ),
-        ],
-        Vector3::zeros(),
-    )
-    .unwrap();
+    let cut_ball = cut_ball();
     let cube = ConvexPart::<Spatial>::cuboid(Vector3::new(0.3, 0.25, 0.2)).unwrap();
     let slab = ConvexPart::<Spatial>::cuboid(Vector3::new(0.8, 0.6, 0.15)).unwrap();
     let starts = (

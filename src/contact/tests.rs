@@ -622,12 +622,10 @@ fn wrenches_are_equal_and_opposite() {
     check_wrench_balance(&case, &z);
 }
 
-/// `F` an intersection too: a flat-sided disc (a disc cut by a half-plane, so the rows RG carry
-/// a Hessian) against a box, and a box against a box; both layouts and bounds.
-#[test]
-fn jacobian_2d_two_intersections() {
-    let mut rng = Rng(0x5eed_0002);
-    let cut_disc = ConvexPart::new_with_interior(
+/// A disc of radius 0.5 cut by a half-plane: a flat-sided curved intersection (its rows RG
+/// carry a Hessian).
+pub(super) fn cut_disc() -> ConvexPart<Planar> {
+    ConvexPart::new_with_interior(
         "cut disc",
         vec![
             Placed::new(
@@ -638,7 +636,36 @@ fn jacobian_2d_two_intersections() {
         ],
         Vector2::new(0.0, 0.0),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// A ball of radius 0.5 cut by two half-spaces (a capped-cylinder-like intersection).
+pub(super) fn cut_ball() -> ConvexPart<Spatial> {
+    ConvexPart::new_with_interior(
+        "cut ball",
+        vec![
+            Placed::new(
+                Ball::<Spatial>::new(0.5).unwrap(),
+                spatial_pose(Vector3::new(0.02, -0.03, 0.0), Vector3::zeros()),
+            ),
+            Placed::at_origin(
+                HalfSpace::<Spatial>::new(Vector3::new(0.1, 0.2, -1.0), 0.25).unwrap(),
+            ),
+            Placed::at_origin(
+                HalfSpace::<Spatial>::new(Vector3::new(-0.1, 0.0, 1.0), 0.3).unwrap(),
+            ),
+        ],
+        Vector3::zeros(),
+    )
+    .unwrap()
+}
+
+/// `F` an intersection too: a flat-sided disc (a disc cut by a half-plane, so the rows RG carry
+/// a Hessian) against a box, and a box against a box; both layouts and bounds.
+#[test]
+fn jacobian_2d_two_intersections() {
+    let mut rng = Rng(0x5eed_0002);
+    let cut_disc = cut_disc();
     let square = ConvexPart::<Planar>::cuboid(Vector2::new(0.4, 0.3)).unwrap();
     let bar = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.2)).unwrap();
     let block = ContactBlock::between(square.clone(), bar.clone(), friction()).unwrap();
@@ -687,23 +714,7 @@ fn jacobian_2d_two_intersections() {
 #[test]
 fn jacobian_3d_two_intersections() {
     let mut rng = Rng(0x5eed_0003);
-    let cut_ball = ConvexPart::new_with_interior(
-        "cut ball",
-        vec![
-            Placed::new(
-                Ball::<Spatial>::new(0.5).unwrap(),
-                spatial_pose(Vector3::new(0.02, -0.03, 0.0), Vector3::zeros()),
-            ),
-            Placed::at_origin(
-                HalfSpace::<Spatial>::new(Vector3::new(0.1, 0.2, -1.0), 0.25).unwrap(),
-            ),
-            Placed::at_origin(
-                HalfSpace::<Spatial>::new(Vector3::new(-0.1, 0.0, 1.0), 0.3).unwrap(),
-            ),
-        ],
-        Vector3::zeros(),
-    )
-    .unwrap();
+    let cut_ball = cut_ball();
     let cube = ConvexPart::<Spatial>::cuboid(Vector3::new(0.3, 0.25, 0.2)).unwrap();
     let slab = ConvexPart::<Spatial>::cuboid(Vector3::new(0.8, 0.6, 0.15)).unwrap();
     for (f, g, name) in [
