@@ -9,8 +9,10 @@
 //!   Levenberg–Marquardt fallback, Lemke's method) and reference problems.
 //! * [`geometry`]: physics-free convex implicit shapes (2D and 3D), bodies as unions of
 //!   intersections, world-frame evaluation with pose derivatives, proximity queries.
-//! * [`output`]: streaming writers for a run's `trajectory.csv` and `contacts.csv`, and its
+//! * [`output`]: streaming writers for a run's `trajectory.csv`, `contacts.csv` and `joints.csv`, and its
 //!   `summary.json` written last and atomically; they take plain data.
+//! * [`joint`]: one bilateral joint's block of the step's MCP (revolute, prismatic, fixed, ball:
+//!   `Θ(q^{ℓ+1}) = 0` with free multipliers), its wrenches and exact Jacobian.
 //! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
 //! * [`plot`]: figures on plotters (SVG, PNG): a time-series builder, the standard figures of a
@@ -31,6 +33,7 @@
 
 pub mod contact;
 pub mod geometry;
+pub mod joint;
 pub mod mcp;
 pub mod model;
 pub mod output;

@@ -41,7 +41,8 @@ Examples:
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a scenario file and write trajectory.csv, contacts.csv, solver.csv and summary.json.
+    /// Run a scenario file and write trajectory.csv, contacts.csv, joints.csv (scenes with
+    /// joints), solver.csv and summary.json.
     ///
     /// One run at a time writes into a run directory: a run holds a lock on
     /// DIR/<scenario name>/.run.lock (released when it ends, also by a crash or kill), and a
@@ -563,8 +564,12 @@ fn run_scene<S: Dynamics + Recordable, T: TimeStepper<S>>(
         ),
         None => String::new(),
     };
+    let joints = match summary.max_joint_drift {
+        Some(d) => format!("; max joint drift {d:.1e}"),
+        None => String::new(),
+    };
     println!(
-        "{name} ({}): {} steps to t = {} s, Newton iterations median {} max {}; time per step median {}, mean {}, max {}{worst}; max residual {:.1e}; written to {}",
+        "{name} ({}): {} steps to t = {} s, Newton iterations median {} max {}; time per step median {}, mean {}, max {}{worst}; max residual {:.1e}{joints}; written to {}",
         summary.stepper,
         summary.steps,
         implicit_contact::output::format_f64(summary.final_time),

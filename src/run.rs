@@ -1,5 +1,6 @@
-//! Running a scene to its end and writing the run's files: `trajectory.csv`, `contacts.csv`
-//! and `solver.csv` (each step's solve report) streamed step by step, `summary.json` last (see [`crate::output`] and the contract in the
+//! Running a scene to its end and writing the run's files: `trajectory.csv`, `contacts.csv`,
+//! `joints.csv` (a scene with joints only) and `solver.csv` (each step's solve report) streamed
+//! step by step, `summary.json` last (see [`crate::output`] and the contract in the
 //! architecture notes). A step that does not converge even after halving stops the run: the
 //! rows written so far stay, the summary says `complete: false` with the reason, and the
 //! caller gets [`RunError::StepFailed`].
@@ -7,10 +8,12 @@
 //! # Which rows
 //!
 //! [`run_with`] writes the files and steps its [`OutputOptions`] ask for (the scenario's
-//! `[output]`): any of the three CSV files may be left out, and `every = K` writes steps 0, K,
-//! 2K, … and the last. `summary.json` is always written and its statistics cover every step;
-//! a step that failed always has its `solver.csv` row. Forces in `contacts.csv` are the step's
-//! impulses divided by the scene's time step (every step has that length).
+//! `[output]`): any of the CSV files may be left out, and `every = K` writes steps 0, K,
+//! 2K, … and the last. `summary.json` is always written and its statistics cover every step
+//! (`max_joint_drift` too); a step that failed always has its `solver.csv` row. Forces in
+//! `contacts.csv` and `joints.csv` are the step's impulses divided by the scene's time step
+//! (every step has that length). Like contacts, joints have rows from step 1 on (their
+//! impulses are a step's).
 //!
 //! # One writer per directory
 //!
@@ -21,16 +24,16 @@
 //!
 //! # Flushing
 //!
-//! The rows of the three CSV files are held in memory and handed to the operating system
+//! The rows of the CSV files are held in memory and handed to the operating system
 //! together, after a whole step, in one write per file: every [`FLUSH_EVERY`] steps, after any
 //! step slower than [`SLOW_STEP_S`], when [`FLUSH_INTERVAL_S`] of wall time has passed since the
 //! last flush, when the rows held exceed [`FLUSH_BYTES`], at a failed step and at the end. So
 //! a run killed at any moment (`kill -9` included) leaves files that end at the same step — the
 //! last flushed one, at most [`FLUSH_EVERY`] steps or [`FLUSH_INTERVAL_S`] (plus the step in
-//! progress) before the kill — and no row cut mid-line; only a kill that falls between the three
-//! writes of one flush leaves `trajectory.csv` ahead of `contacts.csv` and `solver.csv` (written
-//! in that order) by the steps of that one flush. `solver.csv` also holds the row of a step that
-//! failed (its report says how), which the other files do not.
+//! progress) before the kill — and no row cut mid-line; only a kill that falls between the
+//! writes of one flush leaves `trajectory.csv` ahead of `contacts.csv`, `joints.csv` and
+//! `solver.csv` (written in that order) by the steps of that one flush. `solver.csv` also
+//! holds the row of a step that failed (its report says how), which the other files do not.
 //!
 //! # Reproducible summaries
 //!
@@ -55,8 +58,8 @@ use crate::mcp::SolveReport;
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
     BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, ContactsWriter, Energy,
-    MovingBody, OutputError, QuasiRigidImpulses, RunDir, SolverLogWriter, StepStats, Summary,
-    SummaryBuilder, TrajectoryRow, TrajectoryWriter,
+    JointRow, JointsWriter, MovingBody, OutputError, QuasiRigidImpulses, RunDir, SolverLogWriter,
+    StepStats, Summary, SummaryBuilder, TrajectoryRow, TrajectoryWriter,
 };
 use crate::stepper::{ContactState, TimeStepper};
 use std::collections::BTreeMap;
@@ -183,6 +186,8 @@ pub struct OutputOptions {
     pub trajectory: bool,
     /// Write `contacts.csv`.
     pub contacts: bool,
+    /// Write `joints.csv` (only a scene with joints has one).
+    pub joints: bool,
     /// Write `solver.csv`.
     pub solver: bool,
     /// Write the rows of every `every`-th step (≥ 1): steps `0, K, 2K, …` and always the last
@@ -202,6 +207,7 @@ impl From<crate::scenario::Outputs> for OutputOptions {
         Self {
             trajectory: o.trajectory,
             contacts: o.contacts,
+            joints: o.joints,
             solver: o.solver,
             every: usize::try_from(o.every).unwrap_or(usize::MAX),
         }
@@ -242,6 +248,7 @@ pub struct RunResult {
 struct Writers {
     trajectory: Option<TrajectoryWriter>,
     contacts: Option<ContactsWriter>,
+    joints: Option<JointsWriter>,
     solver: Option<SolverLogWriter>,
 }
 
@@ -249,6 +256,7 @@ impl Writers {
     fn buffered(&self) -> usize {
         self.trajectory.as_ref().map_or(0, |w| w.buffered())
             + self.contacts.as_ref().map_or(0, |w| w.buffered())
+            + self.joints.as_ref().map_or(0, |w| w.buffered())
             + self.solver.as_ref().map_or(0, |w| w.buffered())
     }
 
@@ -258,6 +266,9 @@ impl Writers {
             w.flush()?;
         }
         if let Some(w) = &mut self.contacts {
+            w.flush()?;
+        }
+        if let Some(w) = &mut self.joints {
             w.flush()?;
         }
         if let Some(w) = &mut self.solver {
@@ -271,6 +282,9 @@ impl Writers {
             w.finish()?;
         }
         if let Some(w) = self.contacts {
+            w.finish()?;
+        }
+        if let Some(w) = self.joints {
             w.finish()?;
         }
         if let Some(w) = self.solver {
@@ -331,6 +345,10 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
             true => Some(dir.contacts_writer(S::kind(), stepper.has_quasi_rigid_contacts())?),
             false => None,
         },
+        joints: match options.joints && !stepper.scene().joints.is_empty() {
+            true => Some(dir.joints_writer(S::kind())?),
+            false => None,
+        },
         solver: match options.solver {
             true => Some(dir.solver_writer()?),
             false => None,
@@ -363,6 +381,28 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
                 bodies: states,
                 energy: energy(stepper),
             })?;
+        }
+        // Joints from step 1 on, like contacts: their impulses are a step's.
+        if let Some(joints_file) = &mut files.joints
+            && step > 0
+        {
+            let scene = stepper.scene();
+            for j in stepper.joint_states() {
+                joints_file.write_row(&JointRow {
+                    step,
+                    t: stepper.time(),
+                    joint: j.index,
+                    name: &scene.joints[j.index].name,
+                    body1: j
+                        .body1
+                        .map_or(crate::scenario::schema::WORLD, |b| &scene.bodies[b].name),
+                    body2: &scene.bodies[j.body2].name,
+                    impulse: &j.impulse,
+                    moment: &j.moment,
+                    drift: j.drift,
+                    time_step: h,
+                })?;
+            }
         }
         let Some(contacts_file) = &mut files.contacts else {
             return Ok(());
@@ -399,7 +439,7 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
         }
         Ok(())
     };
-    // Step 0: the initial state (contacts are written from step 1).
+    // Step 0: the initial state (contacts and joints are written from step 1).
     write_rows(&mut files, stepper, 0, &[], &[], &mut states)?;
     files.flush()?;
     let mut last_flush = Instant::now();
@@ -410,6 +450,10 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
         initial.kinetic + initial.potential,
     );
     summary.set_start_time(stepper.time());
+    let jointed = !stepper.scene().joints.is_empty();
+    if jointed {
+        summary.record_joint_drift(stepper.joint_drift());
+    }
     let mut slowest: Option<SlowestStep> = None;
     // Each contact's bodies and friction, by id, as contacts first appear (the broad phase
     // brings pairs in during the run).
@@ -476,7 +520,7 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
         if write {
             write_rows(&mut files, stepper, step, &contacts, &gaps, &mut states)?;
         }
-        // All three files at whole steps, together (see "Flushing").
+        // All the files at whole steps, together (see "Flushing").
         if step % FLUSH_EVERY == 0
             || report.wall_time.as_secs_f64() > SLOW_STEP_S
             || last_flush.elapsed().as_secs_f64() > FLUSH_INTERVAL_S
@@ -493,6 +537,9 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
         } else {
             stepper.penetration()
         };
+        if jointed {
+            summary.record_joint_drift(stepper.joint_drift());
+        }
         let e = energy(stepper);
         summary.record(&StepStats {
             t: stepper.time(),

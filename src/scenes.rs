@@ -125,7 +125,11 @@ fn on_ground(name: &str, mu: f64, duration: f64) -> Result<Scene<Spatial>, Scene
 }
 
 /// A solid sphere of mass 1 kg (`I = 2/5 m r²`) at `centre`.
-fn sphere_body(name: &str, r: f64, centre: Vector3<f64>) -> Result<RigidBody<Spatial>, SceneError> {
+pub(crate) fn sphere_body(
+    name: &str,
+    r: f64,
+    centre: Vector3<f64>,
+) -> Result<RigidBody<Spatial>, SceneError> {
     let m = 1.0;
     let pose = Pose::spatial(centre, Quaternion::identity(), name)?;
     Ok(RigidBody::<Spatial>::new(
@@ -138,7 +142,12 @@ fn sphere_body(name: &str, r: f64, centre: Vector3<f64>) -> Result<RigidBody<Spa
 }
 
 /// A solid disc of mass 1 kg (`I = m r²/2`) at `(x, y)`.
-fn disc_body(name: &str, r: f64, x: f64, y: f64) -> Result<RigidBody<Planar>, SceneError> {
+pub(crate) fn disc_body(
+    name: &str,
+    r: f64,
+    x: f64,
+    y: f64,
+) -> Result<RigidBody<Planar>, SceneError> {
     let m = 1.0;
     Ok(RigidBody::<Planar>::new(
         name,

@@ -56,6 +56,7 @@
 //!   (with the wrench of a force at a point), [`BodyState`], [`Controller`].
 //! * [`kinematics`]: [`end_of_step_pose`], [`end_of_step_jacobian`], [`PoseStepJacobian`].
 //! * [`friction`]: [`Friction`] (`μ`, `e_t`, `e_o`, `e_r`; eq. 5).
+//! * [`joint`]: [`Joint`], [`JointKind`] (bilateral joints; their rows are [`crate::joint`]).
 //! * [`layer`]: [`CompliantLayer`] (a quasi-rigid body's layer, §5) and [`Integrator`].
 //! * [`scene`]: [`Scene`], [`PairFriction`], [`VelocityLayout`] (where each moving body's twist
 //!   sits in `ν`).
@@ -65,6 +66,7 @@ pub mod body;
 pub mod dynamics;
 pub mod error;
 pub mod friction;
+pub mod joint;
 pub mod kinematics;
 pub mod layer;
 pub mod scene;
@@ -76,6 +78,7 @@ pub use body::{BodyState, Controller, RigidBody, Twist, Wrench};
 pub use dynamics::{Dynamics, Gyroscopic, left_jacobian_so3};
 pub use error::ModelError;
 pub use friction::Friction;
+pub use joint::{Joint, JointKind};
 pub use kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
 pub use layer::{CompliantLayer, Integrator};
 pub use scene::{PairFriction, Scene, VelocityLayout};

@@ -5,6 +5,7 @@ use super::body::{RigidBody, Twist};
 use super::dynamics::Dynamics;
 use super::error::{ModelError, positive_reason};
 use super::friction::Friction;
+use super::joint::Joint;
 use std::ops::Range;
 
 /// The friction of the contacts between two named bodies (either order), overriding the
@@ -93,6 +94,8 @@ pub struct Scene<S: Dynamics> {
     pub time_step: f64,
     /// The simulated duration `T ≥ 0`.
     pub duration: f64,
+    /// Bilateral joints (see [`Joint`]); the bodies a joint links do not collide.
+    pub joints: Vec<Joint<S>>,
 }
 
 impl<S: Dynamics> Scene<S> {
@@ -112,6 +115,7 @@ impl<S: Dynamics> Scene<S> {
             pair_friction: Vec::new(),
             time_step,
             duration,
+            joints: Vec::new(),
         };
         scene.validate()?;
         Ok(scene)
@@ -205,6 +209,17 @@ impl<S: Dynamics> Scene<S> {
         }
         p.friction
             .validate(&format!("pair (`{}`, `{}`)", p.body1, p.body2))
+    }
+
+    /// The scene with `joint` added (built by [`Joint::new`] against these bodies).
+    pub fn with_joint(mut self, joint: Joint<S>) -> Self {
+        self.joints.push(joint);
+        self
+    }
+
+    /// Whether a joint links bodies `i` and `j` (then their parts do not collide).
+    pub fn jointed(&self, i: usize, j: usize) -> bool {
+        self.joints.iter().any(|joint| joint.links(i, j))
     }
 
     /// The index of the body named `name`.

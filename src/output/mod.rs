@@ -9,6 +9,10 @@
 //!   [`ContactRow`];
 //! * `summary.json` — the run's [`Summary`], accumulated step by step by a [`SummaryBuilder`].
 //!
+//! A scene with joints also gets `joints.csv` — one row per step and joint, written by
+//! [`JointsWriter`] from a [`JointRow`] — and `solver.csv` holds each step's solve report
+//! ([`SolverLogWriter`]).
+//!
 //! # One writer per run directory
 //!
 //! [`RunDir::create`] takes an exclusive advisory lock (`flock(2)` on Unix, `LockFileEx` on
@@ -25,8 +29,8 @@
 //! Rows are held in memory, whole, and handed to the operating system only on request
 //! (`flush`, one write per file), at `finish` (which also `fsync`s the file) and, best effort,
 //! when a writer is dropped — never by a buffer that fills up on its own. The run loop flushes the
-//! three CSV files together at whole steps ([`crate::run`], "Flushing"), so a killed run leaves
-//! files that end at the same step (within one flush if the kill falls between the three
+//! CSV files together at whole steps ([`crate::run`], "Flushing"), so a killed run leaves
+//! files that end at the same step (within one flush if the kill falls between the files'
 //! writes) and no row cut mid-line. `summary.json` is the marker of a finished run: it is written
 //! last, and atomically ([`write_json_atomic`]: a temporary file in the same directory, synced,
 //! then renamed over the target), so a reader sees either no summary or a whole one.
@@ -45,12 +49,14 @@
 
 mod contacts;
 mod format;
+mod joints;
 mod solver_log;
 mod summary;
 mod trajectory;
 
 pub use contacts::{ContactMode, ContactRow, ContactsWriter, QuasiRigidImpulses};
 pub use format::format_f64;
+pub use joints::{JointRow, JointsWriter};
 pub use solver_log::{SOLVER_COLUMNS, SOLVER_FILE, SolverLogWriter};
 pub use summary::{
     ContactFriction, EnergySummary, IterationStats, StepStats, Summary, SummaryBuilder, TimeStats,
@@ -68,6 +74,8 @@ use std::sync::Arc;
 pub const TRAJECTORY_FILE: &str = "trajectory.csv";
 /// File name of the contact table inside a run directory.
 pub const CONTACTS_FILE: &str = "contacts.csv";
+/// File name of the joint table inside a run directory (a scene with joints only).
+pub const JOINTS_FILE: &str = "joints.csv";
 /// File name of the summary inside a run directory.
 pub const SUMMARY_FILE: &str = "summary.json";
 /// File name of the animation `run --animate` writes inside a run directory.
@@ -180,7 +188,13 @@ impl OutputError {
 pub const LOCK_FILE: &str = ".run.lock";
 
 /// The files a run writes (a directory holding one of them holds a run).
-const RUN_FILES: [&str; 4] = [SUMMARY_FILE, TRAJECTORY_FILE, CONTACTS_FILE, SOLVER_FILE];
+const RUN_FILES: [&str; 5] = [
+    SUMMARY_FILE,
+    TRAJECTORY_FILE,
+    CONTACTS_FILE,
+    JOINTS_FILE,
+    SOLVER_FILE,
+];
 
 /// The directory of one run, `<out>/<scenario name>/`, and the lock that makes this process its
 /// only writer (held until the last clone is dropped).
@@ -215,7 +229,7 @@ impl RunDir {
     /// Creates `<out_dir>/<scenario_name>/` (and its parents), takes its lock — refusing at once
     /// with [`OutputError::Busy`], before touching any file, if another run holds it — and
     /// deletes the output files of a previous run there (`summary.json` first, then its
-    /// temporary file, `trajectory.csv`, `contacts.csv`, `solver.csv`), so that nothing in the
+    /// temporary file, `trajectory.csv`, `contacts.csv`, `joints.csv`, `solver.csv`), so that nothing in the
     /// directory looks like a finished run until this run writes its summary; a previous
     /// `animation.gif` and the figures `plot` drew of it in `plots/` go too. Other files are
     /// left alone.
@@ -247,7 +261,7 @@ impl RunDir {
     /// Like [`create`](Self::create), but never reuses a directory that holds a run: the first
     /// of `<out_dir>/<name>/`, `<name>-2/`, `<name>-3/`, … that is not locked by a running run
     /// and holds none of a run's files (`summary.json`, `trajectory.csv`, `contacts.csv`,
-    /// `solver.csv`). Each candidate is checked under its lock, so two runs started together
+    /// `joints.csv`, `solver.csv`). Each candidate is checked under its lock, so two runs started together
     /// get different directories.
     pub fn create_unique(
         out_dir: impl AsRef<Path>,
@@ -285,6 +299,7 @@ impl RunDir {
             self.summary_temp_path(),
             self.trajectory_path(),
             self.contacts_path(),
+            self.joints_path(),
             self.path.join(SOLVER_FILE),
             self.path.join(ANIMATION_FILE),
         ] {
@@ -314,6 +329,11 @@ impl RunDir {
         self.path.join(CONTACTS_FILE)
     }
 
+    /// `<run dir>/joints.csv`.
+    pub fn joints_path(&self) -> PathBuf {
+        self.path.join(JOINTS_FILE)
+    }
+
     /// `<run dir>/summary.json`.
     pub fn summary_path(&self) -> PathBuf {
         self.path.join(SUMMARY_FILE)
@@ -338,6 +358,11 @@ impl RunDir {
         quasi_rigid: bool,
     ) -> Result<ContactsWriter, OutputError> {
         ContactsWriter::create(self.contacts_path(), kind, quasi_rigid)
+    }
+
+    /// Starts `joints.csv` in this directory, see [`JointsWriter::create`].
+    pub fn joints_writer(&self, kind: BodyKind) -> Result<JointsWriter, OutputError> {
+        JointsWriter::create(self.joints_path(), kind)
     }
 
     /// Starts `solver.csv` in this directory, see [`SolverLogWriter`].
@@ -484,6 +509,7 @@ mod tests {
             run.summary_path(),
             run.trajectory_path(),
             run.contacts_path(),
+            run.joints_path(),
             run.path.join(SOLVER_FILE),
         ] {
             fs::write(&p, "old").unwrap();
@@ -494,6 +520,7 @@ mod tests {
         assert!(!run.summary_path().exists());
         assert!(!run.trajectory_path().exists());
         assert!(!run.contacts_path().exists());
+        assert!(!run.joints_path().exists());
         assert!(run.path().join("figure.svg").exists());
         let _ = fs::remove_dir_all(&out);
     }

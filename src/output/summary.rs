@@ -89,7 +89,7 @@ pub struct ContactFriction {
 }
 
 /// The content of `summary.json`. Its keys are a contract (`ARCHITECTURE.md`); `final_time`,
-/// `steps_by_solver` and `contacts` extend it.
+/// `steps_by_solver`, `contacts` and `max_joint_drift` extend it.
 ///
 /// Numbers that are not available, or not finite, are written as `null` (JSON has no NaN) and
 /// read back as NaN.
@@ -140,6 +140,15 @@ pub struct Summary {
     /// absent when no step failed. A timing field, like `wall_time_per_step_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_step_wall_time_s: Option<f64>,
+    /// The largest joint drift (`drift` of `joints.csv`: the largest constraint row `|Θ|`, in
+    /// metres or the sine of an angle) at the initial poses and at the end of any step; absent
+    /// for a scene without joints, `null` if a drift was not finite.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "optional_nan_as_null"
+    )]
+    pub max_joint_drift: Option<f64>,
 }
 
 /// What the summary needs to know about one step.
@@ -234,6 +243,7 @@ pub struct SummaryBuilder {
     steps_by_solver: BTreeMap<String, usize>,
     contacts: Vec<ContactFriction>,
     failed_step_wall_time: Option<f64>,
+    joint_drift: Option<Worst>,
 }
 
 impl SummaryBuilder {
@@ -263,6 +273,7 @@ impl SummaryBuilder {
             steps_by_solver: BTreeMap::new(),
             contacts: Vec::new(),
             failed_step_wall_time: None,
+            joint_drift: None,
         }
     }
 
@@ -276,6 +287,15 @@ impl SummaryBuilder {
     /// Records the run's contacts and their friction parameters (the summary's `contacts`).
     pub fn set_contacts(&mut self, contacts: Vec<ContactFriction>) {
         self.contacts = contacts;
+    }
+
+    /// Records a drift of the scene's joints (the largest over its joints, at the initial
+    /// poses or after a step): `max_joint_drift` is the largest recorded, and absent when
+    /// none was (a scene without joints).
+    pub fn record_joint_drift(&mut self, drift: f64) {
+        self.joint_drift
+            .get_or_insert_with(|| Worst::new(0.0))
+            .push(drift);
     }
 
     /// Adds one step.
@@ -363,7 +383,25 @@ impl SummaryBuilder {
             steps_by_solver: self.steps_by_solver.clone(),
             contacts: self.contacts.clone(),
             failed_step_wall_time_s: self.failed_step_wall_time,
+            max_joint_drift: self.joint_drift.map(|w| w.get()),
         }
+    }
+}
+
+/// An optional `f64` whose non-finite values are JSON `null` (read back as `Some(NaN)`); `None`
+/// is meant to be skipped (`skip_serializing_if`), so an absent key reads back as `None`.
+mod optional_nan_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match x {
+            Some(x) if x.is_finite() => s.serialize_f64(*x),
+            _ => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Ok(Some(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN)))
     }
 }
 
@@ -548,6 +586,27 @@ mod tests {
         assert_eq!(v["energy"]["max_abs_drift"], 0.0);
         let back: Summary = serde_json::from_value(v).unwrap();
         assert!(back.max_residual.is_nan());
+    }
+
+    #[test]
+    fn joint_drift_is_absent_without_joints_and_the_largest_with() {
+        let v = serde_json::to_value(two_steps().complete()).unwrap();
+        assert!(v.get("max_joint_drift").is_none(), "no joints, no key");
+        let mut b = two_steps();
+        for d in [1e-16, 3e-12, 2e-13] {
+            b.record_joint_drift(d);
+        }
+        let s = b.complete();
+        assert_eq!(s.max_joint_drift, Some(3e-12));
+        let text = serde_json::to_string(&s).unwrap();
+        let back: Summary = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, s);
+        b.record_joint_drift(f64::NAN);
+        b.record_joint_drift(1.0);
+        let v = serde_json::to_value(b.complete()).unwrap();
+        assert_eq!(v["max_joint_drift"], Value::Null, "one NaN: unknown");
+        let back: Summary = serde_json::from_value(v).unwrap();
+        assert!(back.max_joint_drift.is_some_and(f64::is_nan));
     }
 
     #[test]

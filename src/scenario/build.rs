@@ -4,8 +4,8 @@
 
 use super::error::{ErrorKind, ScenarioError, invalid};
 use super::schema::{
-    BodySpec, FrictionSpec, FunctionSpec, LayerSpec, Numbers, PartKind, PartSpec, ScenarioFile,
-    ShapeKind,
+    BodySpec, FrictionSpec, FunctionSpec, JointKindSpec, JointSpec, LayerSpec, Numbers, PartKind,
+    PartSpec, ScenarioFile, ShapeKind, WORLD,
 };
 use super::{AnyScene, Scenario};
 use crate::geometry::space::quaternion_problem;
@@ -15,7 +15,7 @@ use crate::geometry::{
     proximity,
 };
 use crate::model::{
-    CompliantLayer, Dynamics, Friction, ModelError, RigidBody, Scene, Twist, Wrench,
+    CompliantLayer, Dynamics, Friction, Joint, ModelError, RigidBody, Scene, Twist, Wrench,
 };
 use nalgebra::{Matrix3, Quaternion, UnitComplex, UnitQuaternion, Vector3};
 use std::sync::Arc;
@@ -671,14 +671,16 @@ fn layer<S: Space>(cx: Ctx, spec: &LayerSpec, path: &str) -> R<CompliantLayer> {
 
 /// Fails if two bodies, at least one of them moving, overlap at their initial poses: a pair of
 /// parts whose [`proximity()`] is [`ContactState::Intersecting`]. Touching (depth within the
-/// proximity tolerance, `10⁻⁷`) is allowed: resting contact starts touching.
+/// proximity tolerance, `10⁻⁷`) is allowed: resting contact starts touching. Two bodies a joint
+/// links are not checked: they never collide.
 fn check_overlaps<S: Space + Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
     let settings = ProximitySettings::default();
     let bodies = &scene.bodies;
     for i in 0..bodies.len() {
         for j in i + 1..bodies.len() {
             let (bi, bj) = (&bodies[i], &bodies[j]);
-            if bi.fixed && bj.fixed {
+            // Bodies a joint links never collide (their parts usually overlap at the joint).
+            if (bi.fixed && bj.fixed) || scene.jointed(i, j) {
                 continue;
             }
             let field = if bj.fixed { i } else { j };
@@ -903,6 +905,10 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
             .with_pair_friction(&pair.body1, &pair.body2, f)
             .map_err(|e| cx.model(e, &path, &path))?;
     }
+    for (k, spec) in file.joint.iter().enumerate() {
+        let joint = build_joint::<S>(cx, file, &scene, spec, k)?;
+        scene = scene.with_joint(joint);
+    }
     check_layers(cx, &scene)?;
     check_overlaps(cx, &scene)?;
     if S::DIM == 3 {
@@ -983,6 +989,175 @@ fn default_torsion<S: Dynamics>(file: &ScenarioFile, scene: &mut Scene<S>) {
             }),
         }
     }
+}
+
+/// The name of joint `k`: its `name`, or `joint<k>`.
+fn joint_name(spec: &JointSpec, k: usize) -> String {
+    spec.name.clone().unwrap_or_else(|| format!("joint{k}"))
+}
+
+/// The body a `[[joint]]` names at `path` (`joint[k].body1` or `.body2`): `None` for the world
+/// (`"world"`, allowed as body 1 only), else its index.
+fn joint_body<S: Dynamics>(
+    cx: Ctx,
+    scene: &Scene<S>,
+    name: &str,
+    path: &str,
+    world_allowed: bool,
+) -> R<Option<usize>> {
+    if name == WORLD {
+        if let Some(b) = scene.body_index(WORLD) {
+            return Err(cx.err(
+                path,
+                ErrorKind::InvalidValue,
+                format!(
+                    "`{WORLD}` is ambiguous: in [[joint]] it means the world, and body[{b}] is \
+                     named `{WORLD}` too; rename that body"
+                ),
+            ));
+        }
+        if !world_allowed {
+            return Err(cx.err(
+                path,
+                ErrorKind::InvalidValue,
+                format!(
+                    "body2 must be a body; the world can be body1 only (swap body1 and body2, \
+                     or leave body1 out: it defaults to `{WORLD}`)"
+                ),
+            ));
+        }
+        return Ok(None);
+    }
+    match scene.body_index(name) {
+        Some(b) => Ok(Some(b)),
+        None => {
+            let names: Vec<String> = scene
+                .bodies
+                .iter()
+                .map(|b| format!("`{}`", cut(&b.name)))
+                .collect();
+            Err(cx.err(
+                path,
+                ErrorKind::UnknownBody,
+                format!(
+                    "no body is named `{}` (the bodies: {}{})",
+                    cut(name),
+                    names.join(", "),
+                    if world_allowed {
+                        format!("; or `{WORLD}`")
+                    } else {
+                        String::new()
+                    }
+                ),
+            ))
+        }
+    }
+}
+
+/// `[[joint]]` entry `k` against the scene's bodies ([`Joint::new`], whose errors keep their
+/// `joint[k].…` field).
+fn build_joint<S: FileSpace>(
+    cx: Ctx,
+    file: &ScenarioFile,
+    scene: &Scene<S>,
+    spec: &JointSpec,
+    k: usize,
+) -> R<Joint<S>> {
+    let path = format!("joint[{k}]");
+    let p = |key: &str| format!("{path}.{key}");
+    let name = joint_name(spec, k);
+    if name.trim().is_empty() {
+        return Err(cx.err(p("name"), ErrorKind::InvalidValue, "must not be empty"));
+    }
+    if let Some(j) = (0..k).find(|&j| joint_name(&file.joint[j], j) == name) {
+        let default = if file.joint[j].name.is_none() {
+            " (its default name)"
+        } else {
+            ""
+        };
+        let own = if spec.name.is_none() {
+            " (this joint's default name; give it a `name`)"
+        } else {
+            ""
+        };
+        return Err(cx.err(
+            p("name"),
+            ErrorKind::DuplicateName,
+            format!(
+                "`{}`{own} is already the name of joint[{j}]{default}; joint names must be \
+                 unique",
+                cut(&name)
+            ),
+        ));
+    }
+    let kind = spec.kind.kind();
+    if spec.kind == JointKindSpec::Ball && S::DIM == 2 {
+        return Err(cx.err(
+            p("kind"),
+            ErrorKind::InvalidValue,
+            "a `ball` joint exists only in 3D; a planar pin is `revolute`",
+        ));
+    }
+    let body1 = joint_body(
+        cx,
+        scene,
+        spec.body1.as_deref().unwrap_or(WORLD),
+        &p("body1"),
+        true,
+    )?;
+    let body2 = joint_body(cx, scene, &spec.body2, &p("body2"), false)?
+        .expect("the world is refused as body2");
+    let anchor = cx.vector::<S>(&spec.anchor, &p("anchor"))?;
+    let axis = match (&spec.axis, kind.uses_axis(S::DIM)) {
+        (Some(a), true) => {
+            let axis = cx.vector::<S>(a, &p("axis"))?;
+            if S::norm(&axis) == 0.0 {
+                return Err(cx.err(
+                    p("axis"),
+                    ErrorKind::InvalidValue,
+                    "must not be zero: it gives the joint's direction",
+                ));
+            }
+            axis
+        }
+        (None, true) => {
+            return Err(cx.err(
+                p("axis"),
+                ErrorKind::MissingKey,
+                format!(
+                    "missing: a `{}` joint in {}D needs its direction",
+                    kind.as_str(),
+                    S::DIM
+                ),
+            ));
+        }
+        (Some(_), false) => {
+            let why = if spec.kind == JointKindSpec::Revolute {
+                "a 2D `revolute` joint turns about the plane's normal, so its axis is not used"
+                    .to_string()
+            } else {
+                format!("a `{}` joint has no axis, so it is not used", kind.as_str())
+            };
+            return Err(cx.err(
+                p("axis"),
+                ErrorKind::UnknownKey,
+                format!("{why}: remove the key"),
+            ));
+        }
+        (None, false) => S::zero_vector(),
+    };
+    Joint::new(
+        &scene.name,
+        k,
+        &name,
+        kind,
+        body1,
+        body2,
+        anchor,
+        axis,
+        &scene.bodies,
+    )
+    .map_err(|e| cx.model(e, &path, &path))
 }
 
 /// A contact has one compliant side (paper §5.1): two bodies with layers, not both fixed, are
@@ -1178,6 +1353,11 @@ fn lcp_settings(cx: Ctx, file: &ScenarioFile, scene: &AnyScene) -> R<crate::step
             }
             LcpError::CompliantLayer { body } => cx.err(
                 format!("body[{}].layer", index(body)),
+                ErrorKind::InvalidValue,
+                e.to_string(),
+            ),
+            LcpError::Joint { index, .. } => cx.err(
+                format!("joint[{index}]"),
                 ErrorKind::InvalidValue,
                 e.to_string(),
             ),

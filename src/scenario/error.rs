@@ -54,9 +54,9 @@ pub enum ErrorKind {
     /// step, an exponent below 2, a non-unit quaternion, an unknown stepper, a shape of the
     /// other dimension, an empty intersection… Wrapped model and geometry errors land here.
     InvalidValue,
-    /// Two bodies share a name.
+    /// Two bodies, or two joints, share a name.
     DuplicateName,
-    /// A `[[pair]]` names a body that does not exist.
+    /// A `[[pair]]` or a `[[joint]]` names a body that does not exist.
     UnknownBody,
     /// Two bodies overlap at t = 0 (touching is allowed).
     Overlap,

@@ -13,18 +13,21 @@
 //! 4. **Meaning** ([`ScenarioFile::build`]): list lengths against the dimension ("has 3
 //!    entries but the scene is 2D"), keys that do not apply to a shape, non-physical values
 //!    (mass, inertia, radii, semi-axes, exponent `p ≥ 2`, time step, friction), unit
-//!    quaternions, unique body names, `[[pair]]` bodies that exist, and **no overlap at
+//!    quaternions, unique body names, `[[pair]]` and `[[joint]]` bodies that exist, unique
+//!    joint names, an `axis` exactly where the joint's kind uses one, and **no overlap at
 //!    t = 0**: every pair of parts of different bodies, at least one moving, is classified by
 //!    [`crate::geometry::proximity()`]; `Intersecting` is an error naming both bodies, `Touching`
-//!    is allowed (resting contact starts touching). Errors of the model and geometry
-//!    constructors are wrapped with the field's path.
+//!    is allowed (resting contact starts touching; two bodies a joint links are not checked).
+//!    Errors of the model and geometry constructors are wrapped with the field's path.
 //!
 //! Field paths follow the file: `simulation.time_step`, `body[1].mass`,
-//! `body[1].part[0].function[0].radius`, `pair[0].body2` (indices from 0, in file order).
+//! `body[1].part[0].function[0].radius`, `pair[0].body2`, `joint[0].anchor` (indices from 0, in
+//! file order).
 //!
 //! # The format
 //!
-//! A complete 3D example: every key is shown, optional ones say their default, and it runs as
+//! A complete 3D example: every key is shown (but `[[joint]]`'s: see "Joints" below), optional
+//! ones say their default, and it runs as
 //! written (`implicit-contact run demo.toml`: a dumbbell with a compliant layer spinning on
 //! its round end; `tests/docs_examples.rs` parses and runs every TOML block of these docs and
 //! of the README). Keys in comments are alternatives that cannot be combined with the lines
@@ -120,6 +123,7 @@
 //! [output]                       # optional: what a run writes (summary.json always)
 //! trajectory = true              # trajectory.csv, default true
 //! contacts = true                # contacts.csv, default true
+//! joints = true                  # joints.csv (a scene with [[joint]] entries), default true
 //! solver = true                  # solver.csv, default true
 //! every = 1                      # write every K-th step (and the last), default 1
 //! max_output_mb = 500            # refuse a run expected to write more (MB), default 500
@@ -165,8 +169,58 @@
 //! contact used. Which entry applies: a `[[pair]]` for the two bodies, else the bodies' own
 //! `friction` defaults (both: the geometric mean of each parameter), else `[friction]`.
 //!
-//! **Output volume.** Before a run starts its CSV output is estimated (rows of the trajectory
-//! and solver log exactly; one contact row per moving body per step; 20 bytes per field); a run
+//! **Joints.** `[[joint]]` entries (optional, any number, in order) hold two bodies together,
+//! or a body to the world: the equality constraints `Θ(q) = 0` of the paper's §3
+//! ([`crate::model::Joint`], rows in [`crate::joint`]), solved in each step's MCP with the
+//! contacts. A joint is given at the bodies' initial poses — `anchor` is a world point and
+//! `axis` a world direction, both at t = 0 — and holds the bodies in the relative pose they
+//! start in, but for what its kind leaves free: `revolute` the rotation about the axis through
+//! the anchor (2D: about the plane's normal, a pin, no `axis`), `prismatic` the translation
+//! along the axis (no relative rotation), `fixed` nothing (a weld), `ball` every rotation about
+//! the anchor (3D only). Two bodies a joint links never collide (their parts may overlap at
+//! t = 0). Refused, each at its line: an unknown body, the world as `body2`, one body twice,
+//! two fixed bodies (the world counts as fixed), a duplicate name, an `anchor` or `axis` with
+//! the wrong number of entries or not finite, a zero `axis`, an `axis` missing where the kind
+//! uses one or given where it does not, a `ball` in 2D, and any joint under `stepper = "lcp"`
+//! (that stepper has no joints). A run of a scene with joints also writes `joints.csv` (one row
+//! per written step and joint: the joint's impulse and angular impulse on `body2` over the
+//! step, its drift, and the mean force and torque) and `summary.json` gets `max_joint_drift`,
+//! the largest constraint error `|Θ|` (m, or the sine of an angle) over the run. A pendulum — a
+//! rod pinned to the world at its left end, released horizontal:
+//!
+//! ```toml
+//! name = "pendulum"
+//! dimension = 2
+//!
+//! [simulation]
+//! time_step = 0.01
+//! duration = 1.0
+//! gravity = [0.0, -9.81]
+//!
+//! [friction]
+//! mu = 0.0
+//!
+//! [[body]]
+//! name = "rod"
+//! mass = 1.0
+//! inertia = 0.0842               # kg·m²: m (L² + w²) / 12 for L = 1 m, w = 0.1 m
+//! position = [0.5, 0.0]          # m: horizontal, its left end at the origin
+//! [[body.part]]
+//! kind = "box"
+//! half_extents = [0.5, 0.05]
+//!
+//! [[joint]]
+//! name = "pin"                   # optional, default "joint<i>" (i its index from 0); unique
+//! kind = "revolute"              # "revolute" | "prismatic" | "fixed" | "ball" (3D only)
+//! body1 = "world"                # a body's name or "world" (optional, default "world")
+//! body2 = "rod"                  # a body's name (required; never the world)
+//! anchor = [0.0, 0.0]            # m: a world point at the initial poses, one entry per dimension
+//! # axis = [1.0, 0.0]            # a world direction (any length ≠ 0): required by prismatic and
+//! #                              #   by 3D revolute, refused by fixed, ball and 2D revolute
+//! ```
+//!
+//! **Output volume.** Before a run starts its CSV output is estimated (rows of the trajectory,
+//! joints and solver log exactly; one contact row per moving body per step; 20 bytes per field); a run
 //! expected to write more than `[output] max_output_mb` megabytes (default 500) is refused at
 //! `simulation.duration`, naming the estimate and the ways out (`[output] every = K`, files
 //! turned off, a higher limit, or `run --force`). `every = K` writes steps `0, K, 2K, …` and
@@ -209,9 +263,9 @@ mod tests;
 
 pub use error::{ErrorKind, Location, ScenarioError};
 pub use schema::{
-    BodySpec, FrictionSpec, FunctionSpec, GyroscopicSpec, IntegratorSpec, LayerSpec, LcpSpec,
-    Numbers, Outputs, PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile, ShapeKind,
-    SimulationSpec, Stepper,
+    BodySpec, FrictionSpec, FunctionSpec, GyroscopicSpec, IntegratorSpec, JointKindSpec, JointSpec,
+    LayerSpec, LcpSpec, Numbers, Outputs, PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile,
+    ShapeKind, SimulationSpec, Stepper,
 };
 
 use crate::geometry::{Planar, Spatial};
@@ -381,19 +435,21 @@ impl Scenario {
     }
 
     /// An estimate, in bytes, of the CSV rows a run of this scenario writes (see the module
-    /// docs, "Output volume"): the trajectory's and the solver log's rows exactly in number,
-    /// one contact per moving body per step, and [`BYTES_PER_FIELD`] per field.
+    /// docs, "Output volume"): the trajectory's, the joints' and the solver log's rows exactly
+    /// in number, one contact per moving body per step, and [`BYTES_PER_FIELD`] per field.
     pub fn expected_output_bytes(&self) -> f64 {
-        let (dim, moving, quasi) = match &self.scene {
+        let (dim, moving, quasi, joints) = match &self.scene {
             AnyScene::Planar(s) => (
                 2,
                 s.bodies.iter().filter(|b| !b.fixed).count(),
                 s.bodies.iter().any(|b| b.layer.is_some()),
+                s.joints.len(),
             ),
             AnyScene::Spatial(s) => (
                 3,
                 s.bodies.iter().filter(|b| !b.fixed).count(),
                 s.bodies.iter().any(|b| b.layer.is_some()),
+                s.joints.len(),
             ),
         };
         let o = &self.outputs;
@@ -405,6 +461,10 @@ impl Scenario {
         if o.contacts {
             let row = 11 + 2 * dim + 3 * usize::from(quasi) + 3 * dim + 1 + usize::from(dim == 3);
             fields += moving * row;
+        }
+        if o.joints {
+            let angular = if dim == 2 { 1 } else { 3 };
+            fields += joints * (7 + 2 * (dim + angular));
         }
         if o.solver {
             fields += crate::output::SOLVER_COLUMNS.len();
@@ -428,8 +488,8 @@ impl Scenario {
         let reason = format!(
             "the run would write about {} of CSV rows ({} steps of {} s), more than the limit of \
              {limit_mb} MB; write every K-th step with `[output] every = K`, turn files off \
-             (`[output] trajectory`, `contacts`, `solver`), raise `[output] max_output_mb`, or \
-             pass `--force`",
+             (`[output] trajectory`, `contacts`, `joints`, `solver`), raise \
+             `[output] max_output_mb`, or pass `--force`",
             human_bytes(bytes),
             crate::output::format_f64((self.duration / self.time_step).round()),
             crate::output::format_f64(self.time_step),

@@ -37,6 +37,9 @@ pub struct ScenarioFile {
     /// Per-pair friction overriding every default (`[[pair]]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pair: Vec<PairSpec>,
+    /// Bilateral joints between two bodies or a body and the world (`[[joint]]`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joint: Vec<JointSpec>,
     /// Which output files a run writes (`summary.json` is always written).
     #[serde(default)]
     pub output: Outputs,
@@ -241,6 +244,58 @@ pub struct PairSpec {
     pub e_r: Option<f64>,
 }
 
+/// `[[joint]]`: a bilateral joint ([`crate::model::Joint`]) given at the bodies' initial poses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointSpec {
+    /// Unique among the joints (default `joint<i>`, `i` its index from 0): names its rows of
+    /// `joints.csv` and messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What the joint leaves free.
+    pub kind: JointKindSpec,
+    /// A body's name or `"world"` (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body1: Option<String>,
+    /// A body's name (not the world).
+    pub body2: String,
+    /// The joint's point in the world at the initial poses (m), one entry per dimension.
+    pub anchor: Vec<f64>,
+    /// The joint's direction in the world (any length but zero), one entry per dimension:
+    /// required by `prismatic` and by `revolute` in 3D, refused by the kinds that have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<Vec<f64>>,
+}
+
+/// `joint.kind`: the file's name of a [`crate::model::JointKind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JointKindSpec {
+    /// Rotation about the axis through the anchor (2D: a pin, no axis).
+    Revolute,
+    /// Translation along the axis, no relative rotation.
+    Prismatic,
+    /// No relative motion: a weld.
+    Fixed,
+    /// Any rotation about the anchor (3D only).
+    Ball,
+}
+
+impl JointKindSpec {
+    /// The model's kind.
+    pub fn kind(&self) -> crate::model::JointKind {
+        match self {
+            JointKindSpec::Revolute => crate::model::JointKind::Revolute,
+            JointKindSpec::Prismatic => crate::model::JointKind::Prismatic,
+            JointKindSpec::Fixed => crate::model::JointKind::Fixed,
+            JointKindSpec::Ball => crate::model::JointKind::Ball,
+        }
+    }
+}
+
+/// The name `[[joint]]` gives the world in `body1`.
+pub const WORLD: &str = "world";
+
 /// `[output]`: which files a run writes besides `summary.json`, how often, and how much it
 /// may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,6 +307,9 @@ pub struct Outputs {
     /// Write `contacts.csv` (default true).
     #[serde(default = "yes")]
     pub contacts: bool,
+    /// Write `joints.csv` when the scene has joints (default true).
+    #[serde(default = "yes")]
+    pub joints: bool,
     /// Write `solver.csv` (default true).
     #[serde(default = "yes")]
     pub solver: bool,
@@ -286,6 +344,7 @@ impl Default for Outputs {
         Self {
             trajectory: true,
             contacts: true,
+            joints: true,
             solver: true,
             every: 1,
             max_output_mb: None,

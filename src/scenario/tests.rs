@@ -1056,9 +1056,18 @@ fn spatial_union_scene_round_trips_through_toml() {
             e_o: 1.0,
             e_r: None,
         }],
+        joint: vec![JointSpec {
+            name: None,
+            kind: JointKindSpec::Ball,
+            body1: None,
+            body2: "gadget".into(),
+            anchor: vec![0.0, 0.0, 4.0],
+            axis: None,
+        }],
         output: Outputs {
             trajectory: true,
             contacts: false,
+            joints: false,
             solver: false,
             every: 10,
             max_output_mb: Some(2),
@@ -1075,6 +1084,8 @@ fn spatial_union_scene_round_trips_through_toml() {
         panic!("3D")
     };
     assert_eq!(a.pair_friction, b.pair_friction);
+    assert_eq!(a.joints, b.joints);
+    assert_eq!(b.joints.len(), 1);
     for (x, y) in a.bodies.iter().zip(&b.bodies) {
         assert_eq!(x.name, y.name);
         assert_eq!((x.mass, x.inertia, x.fixed), (y.mass, y.inertia, y.fixed));
@@ -1099,4 +1110,434 @@ fn spatial_union_scene_round_trips_through_toml() {
     assert!(boxed.contains(&Vector3::new(0.5, 0.19, 0.69)));
     assert!(!boxed.contains(&Vector3::new(0.5, 0.0, 0.75)));
     assert!(!boxed.contains(&Vector3::new(0.69, 0.0, 0.0)));
+}
+
+/// A valid 2D scene with joints: a rod pinned to the world at its left end, and a disc welded
+/// to the rod's right end (their parts overlap there: jointed bodies do not collide).
+const PENDULUM: &str = r#"
+name = "pendulum"
+dimension = 2
+
+[simulation]
+time_step = 0.01
+duration = 0.1
+gravity = [0.0, -9.81]
+
+[friction]
+mu = 0.0
+
+[[body]]
+name = "rod"
+mass = 1.0
+inertia = 0.0842
+position = [0.5, 0.0]
+[[body.part]]
+kind = "box"
+half_extents = [0.5, 0.05]
+
+[[body]]
+name = "bob"
+mass = 0.5
+inertia = 0.0025
+position = [1.0, 0.0]
+[[body.part]]
+[[body.part.function]]
+shape = "circle"
+radius = 0.1
+
+[[joint]]
+name = "pin"
+kind = "revolute"
+body1 = "world"
+body2 = "rod"
+anchor = [0.0, 0.0]
+
+[[joint]]
+kind = "fixed"
+body1 = "rod"
+body2 = "bob"
+anchor = [1.0, 0.0]
+"#;
+
+/// A valid 3D scene with joints: a door on a hinge about the world's z axis, a handle on a
+/// ball joint and a bolt sliding along x in the door.
+const DOOR: &str = r#"
+name = "door"
+dimension = 3
+
+[simulation]
+time_step = 0.01
+duration = 0.1
+gravity = [0.0, 0.0, -9.81]
+
+[friction]
+mu = 0.0
+
+[[body]]
+name = "door"
+mass = 10.0
+inertia = [1.0, 1.0, 1.0]
+position = [0.5, 0.0, 1.0]
+[[body.part]]
+kind = "box"
+half_extents = [0.5, 0.02, 1.0]
+
+[[body]]
+name = "handle"
+mass = 0.2
+inertia = [0.001, 0.001, 0.001]
+position = [0.9, 0.1, 1.0]
+[[body.part]]
+[[body.part.function]]
+shape = "sphere"
+radius = 0.03
+
+[[body]]
+name = "bolt"
+mass = 0.1
+inertia = [0.001, 0.001, 0.001]
+position = [0.8, -0.1, 1.5]
+[[body.part]]
+[[body.part.function]]
+shape = "sphere"
+radius = 0.02
+
+[[joint]]
+name = "hinge"
+kind = "revolute"
+body2 = "door"
+anchor = [0.0, 0.0, 1.0]
+axis = [0.0, 0.0, 2.0]
+
+[[joint]]
+kind = "ball"
+body1 = "door"
+body2 = "handle"
+anchor = [0.9, 0.05, 1.0]
+
+[[joint]]
+kind = "prismatic"
+body1 = "door"
+body2 = "bolt"
+anchor = [0.8, -0.1, 1.5]
+axis = [1.0, 0.0, 0.0]
+"#;
+
+/// The line (from 1) of the first line of `text` after line `after` that contains `needle`.
+fn line_of(text: &str, needle: &str, after: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .skip(after)
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+        .unwrap_or_else(|| panic!("`{needle}` not in the text"))
+}
+
+/// Both joint scenes build: every joint with its kind, its bodies (body 1 `None` for the
+/// world, also by default), its name (given or `joint<i>`), and its anchor in each body's
+/// frame; the welded disc overlapping the rod is not an overlap error; the scenes round-trip
+/// through TOML.
+#[test]
+fn joint_scenarios_build_in_2d_and_3d() {
+    use crate::model::JointKind;
+    let s = parse(PENDULUM, FILE).unwrap_or_else(|e| panic!("{e}"));
+    let AnyScene::Planar(scene) = &s.scene else {
+        panic!("2D")
+    };
+    assert_eq!(scene.joints.len(), 2);
+    let (pin, weld) = (&scene.joints[0], &scene.joints[1]);
+    assert_eq!((pin.name.as_str(), pin.kind), ("pin", JointKind::Revolute));
+    assert_eq!((pin.body1, pin.body2), (None, 0));
+    assert_eq!(pin.anchor[0], Vector2::new(0.0, 0.0), "world frame");
+    assert_eq!(pin.anchor[1], Vector2::new(-0.5, 0.0), "the rod's left end");
+    assert_eq!(
+        (weld.name.as_str(), weld.kind),
+        ("joint1", JointKind::Fixed)
+    );
+    assert_eq!((weld.body1, weld.body2), (Some(0), 1));
+    assert!(scene.jointed(0, 1) && scene.jointed(1, 0));
+    let back = parse(&s.to_toml(), "written.toml").unwrap();
+    assert_eq!(back.source, s.source);
+
+    let s = parse(DOOR, FILE).unwrap_or_else(|e| panic!("{e}"));
+    let AnyScene::Spatial(scene) = &s.scene else {
+        panic!("3D")
+    };
+    let kinds: Vec<_> = scene
+        .joints
+        .iter()
+        .map(|j| (j.kind, j.body1, j.body2))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (JointKind::Revolute, None, 0),
+            (JointKind::Ball, Some(0), 1),
+            (JointKind::Prismatic, Some(0), 2),
+        ]
+    );
+    let hinge = &scene.joints[0];
+    assert_eq!(hinge.body1, None, "body1 defaults to the world");
+    assert_eq!(
+        hinge.axes[0][0],
+        Vector3::z(),
+        "the axis is a unit direction"
+    );
+    assert_eq!(hinge.anchor[1], Vector3::new(-0.5, 0.0, 0.0));
+    let names: Vec<&str> = scene.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["hinge", "joint1", "joint2"]);
+    let back = parse(&s.to_toml(), "written.toml").unwrap();
+    assert_eq!(back.source, s.source);
+
+    // Without the weld the disc and the rod do overlap.
+    let unwelded = &PENDULUM[..PENDULUM.rfind("[[joint]]").unwrap()];
+    expect_error(
+        unwelded,
+        ErrorKind::Overlap,
+        "body[1].position",
+        &["`rod`", "`bob`"],
+    );
+}
+
+/// Every refusal of a `[[joint]]` names the file, the line, the field and the reason.
+#[test]
+fn joint_refusals_name_their_line_and_field() {
+    let joints_at = line_of(PENDULUM, "[[joint]]", 0);
+    // Structure: an unknown key, a missing body2, an unknown kind.
+    let e = expect_error(
+        &edit(PENDULUM, "anchor = [0.0, 0.0]", "anchr = [0.0, 0.0]"),
+        ErrorKind::UnknownKey,
+        "joint[0].anchr",
+        &["unknown field"],
+    );
+    let line = line_of(PENDULUM, "anchor = [0.0, 0.0]", 0);
+    assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    expect_error(
+        &edit(PENDULUM, "body2 = \"rod\"\n", ""),
+        ErrorKind::MissingKey,
+        "joint[0].body2",
+        &["missing", "body2"],
+    );
+    expect_error(
+        &edit(PENDULUM, "kind = \"revolute\"", "kind = \"hinge\""),
+        ErrorKind::InvalidValue,
+        "joint[0].kind",
+        &["hinge", "revolute", "prismatic", "fixed", "ball"],
+    );
+    // Bodies: unknown names, the world as body2, one body twice, two fixed bodies.
+    let e = expect_error(
+        &edit(PENDULUM, "body2 = \"rod\"", "body2 = \"rood\""),
+        ErrorKind::UnknownBody,
+        "joint[0].body2",
+        &["no body is named `rood`", "`rod`, `bob`"],
+    );
+    let line = line_of(PENDULUM, "body2 = \"rod\"", joints_at);
+    assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    expect_error(
+        &edit(PENDULUM, "body1 = \"rod\"", "body1 = \"Rod\""),
+        ErrorKind::UnknownBody,
+        "joint[1].body1",
+        &["no body is named `Rod`", "or `world`"],
+    );
+    expect_error(
+        &edit(PENDULUM, "body2 = \"rod\"", "body2 = \"world\""),
+        ErrorKind::InvalidValue,
+        "joint[0].body2",
+        &["the world can be body1 only"],
+    );
+    expect_error(
+        &edit(PENDULUM, "body2 = \"bob\"", "body2 = \"rod\""),
+        ErrorKind::InvalidValue,
+        "joint[1].body2",
+        &["two bodies", "`rod` twice"],
+    );
+    let fixed_bob = edit(
+        PENDULUM,
+        "name = \"bob\"\n",
+        "name = \"bob\"\nfixed = true\n",
+    );
+    let fixed_bob = edit(&fixed_bob, "body1 = \"rod\"", "body1 = \"world\"");
+    expect_error(
+        &fixed_bob,
+        ErrorKind::InvalidValue,
+        "joint[1].body2",
+        &["both bodies are fixed"],
+    );
+    let world_body = edit(PENDULUM, "name = \"bob\"", "name = \"world\"");
+    expect_error(
+        &edit(&world_body, "body2 = \"bob\"", "body2 = \"world\""),
+        ErrorKind::InvalidValue,
+        "joint[0].body1",
+        &["`world` is ambiguous", "body[1]"],
+    );
+    // Names: unique, also against a default name, and not empty.
+    expect_error(
+        &edit(
+            PENDULUM,
+            "kind = \"fixed\"",
+            "name = \"pin\"\nkind = \"fixed\"",
+        ),
+        ErrorKind::DuplicateName,
+        "joint[1].name",
+        &["`pin` is already the name of joint[0]"],
+    );
+    let e = expect_error(
+        &edit(PENDULUM, "name = \"pin\"", "name = \"joint1\""),
+        ErrorKind::DuplicateName,
+        "joint[1].name",
+        &["`joint1` (this joint's default name; give it a `name`)"],
+    );
+    let second = line_of(PENDULUM, "[[joint]]", joints_at);
+    assert!(
+        e.to_string().starts_with(&format!("{FILE}:{second}:")),
+        "{e}"
+    );
+    expect_error(
+        &edit(PENDULUM, "name = \"pin\"", "name = \" \""),
+        ErrorKind::InvalidValue,
+        "joint[0].name",
+        &["must not be empty"],
+    );
+    // The anchor: its length and finite entries.
+    expect_error(
+        &edit(PENDULUM, "anchor = [0.0, 0.0]", "anchor = [0.0, 0.0, 0.0]"),
+        ErrorKind::WrongLength,
+        "joint[0].anchor",
+        &["has 3 entries but the scene is 2D"],
+    );
+    expect_error(
+        &edit(PENDULUM, "anchor = [0.0, 0.0]", "anchor = [0.0, nan]"),
+        ErrorKind::NotFinite,
+        "joint[0].anchor[1]",
+        &["must be finite"],
+    );
+    // The axis: not used by a 2D pin or a weld, required by a slider, never zero.
+    expect_error(
+        &edit(
+            PENDULUM,
+            "anchor = [0.0, 0.0]",
+            "anchor = [0.0, 0.0]\naxis = [0.0, 1.0]",
+        ),
+        ErrorKind::UnknownKey,
+        "joint[0].axis",
+        &["2D `revolute`", "not used"],
+    );
+    expect_error(
+        &edit(
+            PENDULUM,
+            "anchor = [1.0, 0.0]",
+            "anchor = [1.0, 0.0]\naxis = [0.0, 1.0]",
+        ),
+        ErrorKind::UnknownKey,
+        "joint[1].axis",
+        &["`fixed` joint has no axis", "not used"],
+    );
+    let slider = edit(PENDULUM, "kind = \"fixed\"", "kind = \"prismatic\"");
+    expect_error(
+        &slider,
+        ErrorKind::MissingKey,
+        "joint[1].axis",
+        &["missing", "`prismatic` joint in 2D"],
+    );
+    let slider = edit(
+        &slider,
+        "anchor = [1.0, 0.0]",
+        "anchor = [1.0, 0.0]\naxis = [0.0, 0.0]",
+    );
+    let e = expect_error(
+        &slider,
+        ErrorKind::InvalidValue,
+        "joint[1].axis",
+        &["must not be zero"],
+    );
+    let line = line_of(&slider, "axis = [0.0, 0.0]", 0);
+    assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    expect_error(
+        &edit(&slider, "axis = [0.0, 0.0]", "axis = [1.0]"),
+        ErrorKind::WrongLength,
+        "joint[1].axis",
+        &["has 1 entries but the scene is 2D"],
+    );
+    expect_error(
+        &edit(&slider, "axis = [0.0, 0.0]", "axis = [1.0, inf]"),
+        ErrorKind::NotFinite,
+        "joint[1].axis[1]",
+        &["must be finite"],
+    );
+    assert!(
+        parse(
+            &edit(&slider, "axis = [0.0, 0.0]", "axis = [3.0, 0.0]"),
+            FILE
+        )
+        .is_ok()
+    );
+    // A ball is 3D only; a 3D hinge needs its axis, with three entries.
+    expect_error(
+        &edit(PENDULUM, "kind = \"revolute\"", "kind = \"ball\""),
+        ErrorKind::InvalidValue,
+        "joint[0].kind",
+        &["only in 3D", "`revolute`"],
+    );
+    expect_error(
+        &edit(DOOR, "axis = [0.0, 0.0, 2.0]\n", ""),
+        ErrorKind::MissingKey,
+        "joint[0].axis",
+        &["`revolute` joint in 3D"],
+    );
+    expect_error(
+        &edit(DOOR, "axis = [0.0, 0.0, 2.0]", "axis = [0.0, 2.0]"),
+        ErrorKind::WrongLength,
+        "joint[0].axis",
+        &["has 2 entries but the scene is 3D"],
+    );
+    expect_error(
+        &edit(
+            DOOR,
+            "kind = \"ball\"",
+            "kind = \"ball\"\naxis = [1.0, 0.0, 0.0]",
+        ),
+        ErrorKind::UnknownKey,
+        "joint[1].axis",
+        &["`ball` joint has no axis"],
+    );
+}
+
+/// The LCP stepper has no joints: a scene with joints is refused under it, from the file or
+/// the command line, at the first joint's line.
+#[test]
+fn lcp_refuses_joints_at_the_first_joint() {
+    let s = parse(PENDULUM, FILE).unwrap();
+    let e = s.with_stepper(Stepper::Lcp).unwrap_err();
+    assert_eq!(e.field(), Some("joint[0]"), "{e}");
+    let line = line_of(PENDULUM, "[[joint]]", 0);
+    assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    assert!(e.to_string().contains("joint `pin`"), "{e}");
+    assert!(e.to_string().contains("stepper = \"implicit\""), "{e}");
+    let lcp = edit(
+        PENDULUM,
+        "gravity = [0.0, -9.81]",
+        "gravity = [0.0, -9.81]\nstepper = \"lcp\"",
+    );
+    expect_error(
+        &lcp,
+        ErrorKind::InvalidValue,
+        "joint[0]",
+        &["LCP stepper has no joints"],
+    );
+}
+
+/// `joints.csv` counts in the output-size estimate and `[output] joints = false` drops it.
+#[test]
+fn joints_count_in_the_output_estimate() {
+    let with = parse(PENDULUM, FILE).unwrap();
+    let without = parse(&format!("{PENDULUM}\n[output]\njoints = false\n"), FILE).unwrap();
+    assert!(!without.outputs.joints && with.outputs.joints);
+    let rows = (with.step_count() + 2) as f64;
+    // Two joints of 13 fields per 2D row.
+    let joints = rows * 2.0 * 13.0 * BYTES_PER_FIELD;
+    let difference = with.expected_output_bytes() - without.expected_output_bytes();
+    assert!(
+        (difference - joints).abs() < 1e-6 * joints,
+        "{difference} vs {joints}"
+    );
 }

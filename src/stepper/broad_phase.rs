@@ -7,6 +7,8 @@
 //! ball (a half-space ground) is paired with every part of every other body: such parts are
 //! few, so this stays linear in the number of bodies.
 //!
+//! Pairs of bodies linked by a joint are left out: they do not collide.
+//!
 //! The inflation only has to be a good guess: the stepper checks after each step that no pair
 //! left out of the step's MCP has overlapping balls at the end of the step, and redoes the step
 //! with those pairs if one has (see [`super::ImplicitStepper`]).
@@ -118,6 +120,10 @@ impl BroadPhase {
         }
         self.pairs.sort_unstable();
         self.pairs.dedup();
+        // The bodies a joint links do not collide (their parts usually overlap at the joint).
+        if !scene.joints.is_empty() {
+            self.pairs.retain(|&(i, _, j, _)| !scene.jointed(i, j));
+        }
         &self.pairs
     }
 }

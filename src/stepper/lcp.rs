@@ -169,6 +169,17 @@ pub enum LcpError {
         /// The body.
         body: String,
     },
+    /// The scene has joints, which the LCP stepper does not model.
+    #[error(
+        "joint `{name}`: the LCP stepper has no joints: bilateral joints need \
+         stepper = \"implicit\" (or remove the [[joint]] entries)"
+    )]
+    Joint {
+        /// The first joint's index in the scene.
+        index: usize,
+        /// Its name.
+        name: String,
+    },
     /// The polygonal approximation of a part could not be built.
     #[error("body `{body}` part {part}: polygonal approximation failed: {source}")]
     Polytope {
@@ -265,6 +276,12 @@ impl<S: Dynamics> LcpStepper<S> {
         if let Some(body) = scene.bodies.iter().find(|b| b.layer.is_some()) {
             return Err(LcpError::CompliantLayer {
                 body: body.name.clone(),
+            });
+        }
+        if let Some(joint) = scene.joints.first() {
+            return Err(LcpError::Joint {
+                index: 0,
+                name: joint.name.clone(),
             });
         }
         let mut parts = Vec::with_capacity(scene.bodies.len());

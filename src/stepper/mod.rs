@@ -7,7 +7,9 @@ pub mod broad_phase;
 pub mod implicit;
 pub mod lcp;
 
-pub use implicit::{ContactState, ImplicitStepper, StepReport, StepperError, StepperSettings};
+pub use implicit::{
+    ContactState, ImplicitStepper, JointState, StepReport, StepperError, StepperSettings,
+};
 pub use lcp::{LcpError, LcpSettings, LcpStepper};
 
 use crate::model::{Dynamics, Scene};
@@ -33,6 +35,15 @@ pub trait TimeStepper<S: Dynamics> {
     /// Whether contacts carry quasi-rigid quantities (extra columns in contacts.csv).
     fn has_quasi_rigid_contacts(&self) -> bool {
         false
+    }
+    /// The joints' states after the last step, in scene order, for `joints.csv` (empty
+    /// without joints; the LCP stepper refuses a scene with joints).
+    fn joint_states(&self) -> Vec<JointState> {
+        Vec::new()
+    }
+    /// The largest drift of any joint at the current poses (0 without joints).
+    fn joint_drift(&self) -> f64 {
+        0.0
     }
     /// The deepest penetration after the last step (`summary.json`'s `max_penetration`); by
     /// default the largest [`ContactState::penetration`].
@@ -64,6 +75,12 @@ impl<S: Dynamics> TimeStepper<S> for ImplicitStepper<S> {
     }
     fn has_quasi_rigid_contacts(&self) -> bool {
         ImplicitStepper::has_quasi_rigid_contacts(self)
+    }
+    fn joint_states(&self) -> Vec<JointState> {
+        ImplicitStepper::joints(self)
+    }
+    fn joint_drift(&self) -> f64 {
+        ImplicitStepper::joint_drift(self)
     }
 }
 

@@ -180,6 +180,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                         k += 1;
                     }
                 }
+                if !self.joints.is_empty() {
+                    self.project_onto_joints();
+                }
             }
         }
         for &k in &self.active {

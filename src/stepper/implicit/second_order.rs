@@ -28,7 +28,13 @@ pub(super) struct ProjectionRow {
     impulse: [f64; 4],
     /// The MCP's normal impulse `p_n` of the contact.
     normal: f64,
+    /// A joint's row: its index in [`KickScratch::joint_projected`] (`slot` is then
+    /// [`JOINT_ROW`]); `usize::MAX` for a contact's row.
+    joint_row: usize,
 }
+
+/// The `slot` of a joint's projection row.
+const JOINT_ROW: usize = usize::MAX;
 
 /// What the second kick keeps between steps so that a step allocates nothing once sized.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +56,9 @@ pub(super) struct KickScratch {
     col_rows: Vec<usize>,
     col_vals: Vec<f64>,
     lu: SparseLu,
+    /// Per joint row (the joints' rows in scene order), the projection's multiplier in the
+    /// last (sub-)step.
+    pub(super) joint_projected: Vec<f64>,
     /// Per body, its energy at the start of the step (kinetic plus the potential of its
     /// constant forces); NaN for a body whose energy is not conserved by its loads (a
     /// controller, a constant torque, a compliant layer).
@@ -243,6 +252,32 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
             }
         }
+        // The joints' impulses likewise, from G(q⁺)ᵀ λ to G(q)ᵀ λ.
+        for joint in &self.joints {
+            let n = joint.block.local_count();
+            let x = &self.z[joint.offset..joint.offset + n];
+            let pose = |poses: &[crate::geometry::Pose<S>], b: Option<usize>| {
+                b.map_or_else(crate::geometry::Pose::identity, |b| poses[b])
+            };
+            let end_poses = [joint.body1, Some(joint.body2)].map(|b| {
+                b.map_or_else(crate::geometry::Pose::identity, |b| {
+                    self.scene.bodies[b].pose
+                })
+            });
+            let end = joint.block.wrenches(x, &end_poses[0], &end_poses[1]);
+            let begin = joint.block.wrenches(
+                x,
+                &pose(&self.start_poses, joint.body1),
+                &pose(&self.start_poses, Some(joint.body2)),
+            );
+            for (side, b) in [joint.body1, Some(joint.body2)].into_iter().enumerate() {
+                if let Some(r) = b.and_then(|b| self.layout.range(b)) {
+                    for (i, row) in r.enumerate() {
+                        smooth[row] += begin[side][i] - end[side][i];
+                    }
+                }
+            }
+        }
         for (b, &(inv_m, ref inv_i)) in inverse_mass.iter().enumerate() {
             if let Some(r) = self.layout.range(b) {
                 let dv = apply_inverse_mass::<S>(inv_m, inv_i, &smooth[r.clone()]);
@@ -255,6 +290,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut projected = std::mem::take(&mut self.projected);
         projected.clear();
         projected.resize(self.slots.len(), [0.0; 4]);
+        let joint_rows = self.joints.iter().map(|j| j.block.local_count()).sum();
+        scratch.joint_projected.clear();
+        scratch.joint_projected.resize(joint_rows, 0.0);
         scratch.unprojected.clear();
         scratch.unprojected.extend_from_slice(&scratch.velocity);
         self.project(&mut scratch, &mut projected);
@@ -268,6 +306,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if after.is_nan() || after > before * (1.0 + PROJECTION_ENERGY_SLACK) {
             scratch.velocity.copy_from_slice(&scratch.unprojected);
             projected.iter_mut().for_each(|p| *p = [0.0; 4]);
+            scratch.joint_projected.fill(0.0);
         }
         self.projected = projected;
         for (b, body) in self.scene.bodies.iter_mut().enumerate() {
@@ -367,6 +406,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         now_sticks.clear();
         now_sticks.resize(self.slots.len(), false);
         for row in rows.iter() {
+            if row.slot == JOINT_ROW {
+                // A joint is workless and always holds: its group is loaded.
+                if let Some((b, _)) = row.sides.iter().flatten().next() {
+                    let r = find(group, *b);
+                    groups[r].loaded = true;
+                }
+                continue;
+            }
             now_loaded[row.slot] = true;
             // Tangential rows: the contact sticks through the whole step.
             now_sticks[row.slot] |= row.impulse[0] == 0.0;
@@ -438,6 +485,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             col_rows,
             col_vals,
             lu,
+            joint_projected,
             ..
         } = scratch;
         let dof = S::DOF;
@@ -539,8 +587,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             for (row, m) in rows.iter().zip(mu.iter()) {
-                for (total, per) in projected[row.slot].iter_mut().zip(row.impulse) {
-                    *total += per * m;
+                if row.slot == JOINT_ROW {
+                    joint_projected[row.joint_row] += m;
+                } else {
+                    for (total, per) in projected[row.slot].iter_mut().zip(row.impulse) {
+                        *total += per * m;
+                    }
                 }
                 for (side, mb) in row.sides.iter().zip(&row.mb) {
                     if let Some((_, start)) = side {
@@ -730,6 +782,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     slot: k,
                     impulse,
                     normal: pn,
+                    joint_row: usize::MAX,
                 });
             };
             let normal = entries(&n, &n, 0.0);
@@ -762,6 +815,80 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
             }
         }
+        self.joint_rows(rows, inverse_mass);
+    }
+
+    /// Appends every joint row to `rows`: bilateral, `B = J` (workless), always projected, at
+    /// the bodies' current poses, with `M⁻¹ Bᵀ` from `inverse_mass`.
+    fn joint_rows(&self, rows: &mut Vec<ProjectionRow>, inverse_mass: &[(f64, [[f64; 3]; 3])]) {
+        let mut joint_row = 0;
+        for joint in &self.joints {
+            let bodies = [joint.body1, Some(joint.body2)];
+            let sides = bodies.map(|b| b.and_then(|b| self.layout.range(b).map(|r| (b, r.start))));
+            let [pose1, pose2] = bodies.map(|b| {
+                b.map_or_else(crate::geometry::Pose::identity, |b| {
+                    self.scene.bodies[b].pose
+                })
+            });
+            joint.block.velocity_rows(&pose1, &pose2, |_, j| {
+                let mut mb = [[0.0; 6]; 2];
+                for (side, entry) in sides.iter().enumerate() {
+                    if let Some((body, _)) = entry {
+                        let (inv_m, inv_i) = &inverse_mass[*body];
+                        let w = apply_inverse_mass::<S>(*inv_m, inv_i, &j[side][..S::DOF]);
+                        mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
+                    }
+                }
+                rows.push(ProjectionRow {
+                    sides,
+                    j,
+                    mb,
+                    slot: JOINT_ROW,
+                    impulse: [0.0; 4],
+                    normal: 0.0,
+                    joint_row,
+                });
+                joint_row += 1;
+            });
+        }
+    }
+
+    /// The midpoint integrator's end of step with joints: its last half kick of the smooth
+    /// impulses leaves the velocity off the joints' velocity constraints by `O(h)` (a pendulum
+    /// released from rest would gain kinetic energy along its rod). The velocity is projected
+    /// onto them, `v⁺ ← v⁺ + M⁻¹ Gᵀ μ` with `G v⁺ = 0`, `M`-orthogonally (it only removes
+    /// kinetic energy); the multipliers are part of the joints' step impulses.
+    pub(super) fn project_onto_joints(&mut self) {
+        let mut scratch = std::mem::take(&mut self.kick);
+        scratch.inverse_mass.clear();
+        scratch.velocity.clear();
+        scratch.velocity.resize(self.layout.len(), 0.0);
+        for (b, body) in self.scene.bodies.iter().enumerate() {
+            match self.layout.range(b) {
+                Some(r) => {
+                    let inertia = body.world_inertia();
+                    scratch
+                        .inverse_mass
+                        .push((1.0 / body.mass, inverse_inertia::<S>(&inertia)));
+                    body.twist.write_to(&mut scratch.velocity[r]);
+                }
+                None => scratch.inverse_mass.push((0.0, [[0.0; 3]; 3])),
+            }
+        }
+        let mut rows = std::mem::take(&mut scratch.rows);
+        rows.clear();
+        self.joint_rows(&mut rows, &scratch.inverse_mass);
+        scratch.rows = rows;
+        let joint_rows = self.joints.iter().map(|j| j.block.local_count()).sum();
+        scratch.joint_projected.clear();
+        scratch.joint_projected.resize(joint_rows, 0.0);
+        self.project(&mut scratch, &mut []);
+        for (b, body) in self.scene.bodies.iter_mut().enumerate() {
+            if let Some(r) = self.layout.range(b) {
+                body.twist = Twist::from_slice(&scratch.velocity[r]);
+            }
+        }
+        self.kick = scratch;
     }
 }
 

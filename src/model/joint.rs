@@ -1,0 +1,176 @@
+//! Bilateral joints between two bodies, or a body and the world (paper §3, equality
+//! constraints `Θ(q) = 0`; the rows are in [`crate::joint`]).
+//!
+//! A joint is given the way a researcher sets it up: its kind, its two bodies, and an anchor
+//! point and an axis in the world at the scene's initial poses. The joint keeps them in each
+//! body's frame (the anchor `s_b` and the joint frame `J_b`, whose first column is the axis),
+//! so the initial configuration satisfies every row exactly and the joint holds the bodies in
+//! the relative pose they start in.
+
+use super::body::RigidBody;
+use super::dynamics::Dynamics;
+use super::error::ModelError;
+
+/// What a joint leaves free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JointKind {
+    /// Rotation about the axis through the anchor (2D: a pin; the axis is not used).
+    Revolute,
+    /// Translation along the axis; no relative rotation.
+    Prismatic,
+    /// Nothing: a weld.
+    Fixed,
+    /// Every rotation about the anchor (3D only).
+    Ball,
+}
+
+impl JointKind {
+    /// The scenario key's spelling.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Revolute => "revolute",
+            Self::Prismatic => "prismatic",
+            Self::Fixed => "fixed",
+            Self::Ball => "ball",
+        }
+    }
+
+    /// Whether the joint's rows use its axis (a 3D hinge, a slider).
+    pub fn uses_axis(&self, dim: usize) -> bool {
+        match self {
+            Self::Prismatic => true,
+            Self::Revolute => dim == 3,
+            Self::Fixed | Self::Ball => false,
+        }
+    }
+}
+
+/// A bilateral joint: which bodies, and the anchor and joint frame in each body's frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joint<S: Dynamics> {
+    /// Names the joint in errors and output.
+    pub name: String,
+    /// What the joint leaves free.
+    pub kind: JointKind,
+    /// Body 1 (`None`: the world, the identity pose).
+    pub body1: Option<usize>,
+    /// Body 2.
+    pub body2: usize,
+    /// The anchor in body 1's and body 2's frames.
+    pub anchor: [S::Vector; 2],
+    /// The joint frame's axes (`D` columns, the first the joint's axis) in body 1's and body
+    /// 2's frames.
+    pub axes: [[S::Vector; 3]; 2],
+}
+
+impl<S: Dynamics> Joint<S> {
+    /// A joint of `kind` between `body1` (`None`: the world) and `body2` of `bodies`, at the
+    /// world point `anchor` with the world direction `axis` (any length; only its direction is
+    /// used, and only by kinds that have an axis), both at the bodies' current poses.
+    /// `scene` names the scene in errors, whose fields are `joint[index].…`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        scene: &str,
+        index: usize,
+        name: &str,
+        kind: JointKind,
+        body1: Option<usize>,
+        body2: usize,
+        anchor: S::Vector,
+        axis: S::Vector,
+        bodies: &[RigidBody<S>],
+    ) -> Result<Self, ModelError> {
+        let err = |field: &str, reason: String| {
+            ModelError::scene(scene, format!("joint[{index}].{field}"), reason)
+        };
+        if kind == JointKind::Ball && S::DIM == 2 {
+            return Err(err(
+                "kind",
+                "a ball joint is spatial; a planar pin is `revolute`".into(),
+            ));
+        }
+        for (field, b) in [("body1", body1), ("body2", Some(body2))] {
+            if let Some(b) = b
+                && b >= bodies.len()
+            {
+                return Err(err(field, format!("no body {b}")));
+            }
+        }
+        if body1 == Some(body2) {
+            return Err(err(
+                "body2",
+                format!("a joint needs two bodies, `{}` twice", bodies[body2].name),
+            ));
+        }
+        let fixed = |b: Option<usize>| b.is_none_or(|b| bodies[b].fixed);
+        if fixed(body1) && fixed(Some(body2)) {
+            return Err(err(
+                "body2",
+                "both bodies are fixed: the joint holds nothing".into(),
+            ));
+        }
+        if !S::is_finite(&anchor) {
+            return Err(err("anchor", format!("not finite: {anchor:?}")));
+        }
+        let length = S::norm(&axis);
+        if kind.uses_axis(S::DIM) && !(length.is_finite() && length > 0.0) {
+            return Err(err(
+                "axis",
+                format!("must be a finite non-zero direction, got {axis:?}"),
+            ));
+        }
+        let u = if length.is_finite() && length > 0.0 {
+            axis * (1.0 / length)
+        } else {
+            S::unit_vector(0)
+        };
+        let world = frame_about::<S>(&u);
+        let pose = |b: Option<usize>| b.map(|b| bodies[b].pose).unwrap_or_default();
+        let local = |b: Option<usize>| {
+            let p = pose(b);
+            (
+                S::inverse_rotate(&p.rotation, &(anchor - p.position)),
+                world.map(|e| S::inverse_rotate(&p.rotation, &e)),
+            )
+        };
+        let (s1, j1) = local(body1);
+        let (s2, j2) = local(Some(body2));
+        Ok(Self {
+            name: name.to_string(),
+            kind,
+            body1,
+            body2,
+            anchor: [s1, s2],
+            axes: [j1, j2],
+        })
+    }
+
+    /// Whether the joint links bodies `i` and `j` (either order).
+    pub fn links(&self, i: usize, j: usize) -> bool {
+        (self.body1 == Some(i) && self.body2 == j) || (self.body1 == Some(j) && self.body2 == i)
+    }
+}
+
+/// An orthonormal frame whose first column is the unit vector `u` (the rest zero in 2D beyond
+/// the second): 2D `(u, u⊥)`; 3D `(u, e, u × e)` with `e` the unit vector perpendicular to `u`
+/// in the plane of `u` and its least-aligned coordinate axis.
+fn frame_about<S: Dynamics>(u: &S::Vector) -> [S::Vector; 3] {
+    if S::DIM == 2 {
+        let perp = S::vector_from_fn(|i| if i == 0 { -u[1] } else { u[0] });
+        return [*u, perp, S::zero_vector()];
+    }
+    let mut best = 0;
+    for i in 1..3 {
+        if u[i].abs() < u[best].abs() {
+            best = i;
+        }
+    }
+    let axis = S::unit_vector(best);
+    let e = axis - *u * S::dot(u, &axis);
+    let e = e * (1.0 / S::norm(&e));
+    let w = S::vector_from_fn(|i| {
+        let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+        u[j] * e[k] - u[k] * e[j]
+    });
+    [*u, e, w]
+}
