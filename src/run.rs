@@ -401,6 +401,7 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
                     moment: &j.moment,
                     drift: j.drift,
                     time_step: h,
+                    actuator: j.actuator,
                 })?;
             }
         }

@@ -119,7 +119,7 @@ fn a_pendulum_run_writes_joints_csv_and_the_largest_drift() {
     let (header, rows) = csv(&dir.join("joints.csv"));
     assert_eq!(
         header.join(","),
-        "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,force_y,torque"
+        "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,force_y,torque,actuator"
     );
     assert_eq!(rows.len(), 100);
     let steps: Vec<usize> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
@@ -164,7 +164,7 @@ fn a_hinge_in_3d_writes_its_moments() {
     assert_eq!(
         header.join(","),
         "step,t,joint,name,body1,body2,impulse_x,impulse_y,impulse_z,moment_x,moment_y,\
-         moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z"
+         moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator"
     );
     assert_eq!(rows.len(), 20);
     let num = |r: &[String], c: &str| -> f64 { r[column(&header, c)].parse().unwrap() };
@@ -255,5 +255,56 @@ fn the_lcp_stepper_is_refused_at_the_joint() {
     );
     assert!(stderr.contains("LCP stepper has no joints"), "{stderr}");
     assert!(!out.join("pendulum").join("summary.json").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A bad actuator is refused at its line: one on a joint kind without a free coordinate, a
+/// constant force beside PD keys, a PD controller without its stiffness, a negative damping.
+#[test]
+fn a_bad_actuator_is_refused_at_its_line() {
+    let out = common::temp_dir("joint-scenarios", "actuator");
+    let cases = [
+        (
+            "kind = \"revolute\"",
+            "kind = \"fixed\"\nactuator = { force = 1.0 }",
+            "joint[0].actuator",
+            "no free coordinate",
+        ),
+        (
+            "anchor = [0.0, 0.0]",
+            "anchor = [0.0, 0.0]\nactuator = { force = 1.0, stiffness = 5.0 }",
+            "joint[0].actuator.force",
+            "not both",
+        ),
+        (
+            "anchor = [0.0, 0.0]",
+            "anchor = [0.0, 0.0]\nactuator = { target = 0.3, max = 5.0 }",
+            "joint[0].actuator.stiffness",
+            "needs `stiffness` and `max`",
+        ),
+        (
+            "anchor = [0.0, 0.0]",
+            "anchor = [0.0, 0.0]\nactuator = { stiffness = 5.0, damping = -1.0, max = 5.0 }",
+            "joint[0].actuator",
+            "damping must be finite and ≥ 0",
+        ),
+    ];
+    for (k, (from, to, field, reason)) in cases.into_iter().enumerate() {
+        let content = PENDULUM.replace(from, to);
+        let file = write(&out, &format!("bad{k}.toml"), &content);
+        let o = run(&out, &file, &[]);
+        assert!(!o.status.success(), "case {k}");
+        let stderr = text(&o.stderr);
+        let line = content
+            .lines()
+            .position(|l| l.starts_with("actuator"))
+            .unwrap()
+            + 1;
+        assert!(
+            stderr.contains(&format!("bad{k}.toml:{line}:")) && stderr.contains(field),
+            "case {k}: {stderr}"
+        );
+        assert!(stderr.contains(reason), "case {k}: {stderr}");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -2,7 +2,7 @@
 
 use implicit_contact::geometry::{BodyShape, ConvexPart, Planar, Pose, Spatial};
 use implicit_contact::model::{
-    Dynamics, Friction, Integrator, Joint, JointKind, RigidBody, Scene, Twist,
+    Actuator, Dynamics, Friction, Integrator, Joint, JointKind, RigidBody, Scene, Twist,
 };
 use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
@@ -685,4 +685,148 @@ fn a_pinned_rod_swings_onto_the_floor_and_rests_there() {
         (lost - expected).abs() <= 1e-9 * expected,
         "lost {lost} J, expected {expected} J"
     );
+}
+
+/// A constant actuator force on a horizontal frictionless slider: backward Euler's discrete
+/// motion `s_k = h² (F/m) k (k + 1)/2` exactly (to the solve's tolerance), the actuator's force
+/// reported, the rail's own impulse zero along it; a constant torque on a 2D pin spins a disc
+/// up as `ω_k = k h τ / I`.
+#[test]
+fn a_constant_actuator_drives_a_slider_and_a_pin() {
+    let (m, h, force, torque) = (1.5, 0.01, 3.0, 0.7);
+    let mut scene =
+        Scene::<Planar>::new("slider", Vector2::zeros(), Friction::coulomb(0.0), h, 1.0)
+            .unwrap()
+            .with_body(rod("slider", 0.2, 0.1, m, 0.0, 0.0, 0.0))
+            .unwrap()
+            .with_body(rod("wheel", 0.2, 0.2, m, 10.0, 0.0, 0.0))
+            .unwrap();
+    for (kind, body, actuator) in [
+        (JointKind::Prismatic, "slider", Actuator::Constant(force)),
+        (JointKind::Revolute, "wheel", Actuator::Constant(torque)),
+    ] {
+        let at = scene.bodies[scene.body_index(body).unwrap()].pose.position;
+        let j = joint(&scene, kind, None, body, at, Vector2::new(1.0, 0.0))
+            .with_actuator(&scene.name, scene.joints.len(), actuator)
+            .unwrap();
+        scene = scene.with_joint(j);
+    }
+    let inertia = scene.bodies[1].inertia;
+    let mut s = stepper(scene, Integrator::Euler);
+    for k in 1..=s.scene.step_count() {
+        assert!(s.step().converged, "step {k}");
+        let x = s.scene.bodies[0].pose.position.x;
+        let exact = h * h * force / m * (k * (k + 1)) as f64 / 2.0;
+        assert!(
+            (x - exact).abs() <= 1e-10 * exact,
+            "step {k}: {x} vs {exact}"
+        );
+        let w = s.scene.bodies[1].twist.angular[0];
+        let spin = k as f64 * h * torque / inertia;
+        assert!((w - spin).abs() <= 1e-10 * spin, "step {k}: {w} vs {spin}");
+        let joints = s.joints();
+        assert_eq!(joints[0].actuator, Some(force));
+        assert!(joints[0].impulse[0].abs() < 1e-12 && joints[1].moment[0].abs() < 1e-12);
+    }
+}
+
+/// A PD actuator holds a pinned rod at an angle: from hanging, a set point of 0.5 rad with
+/// stiffness 20 N·m/rad settles (damped) where the spring balances gravity,
+/// `k (0.5 − θ) = m g (L/2) sin θ`, after 10 s: to 1e-8 rad, since the momentum rows are
+/// solved to 1e-10 N·s, a torque of 1e-7 N·m at h = 1e-3, against the stiffness
+/// `k + m g (L/2) cos θ` = 29 N·m/rad (measured 3e-9 rad), and the torque to 1e-6 N·m.
+#[test]
+fn a_pd_actuator_holds_a_pendulum_where_its_spring_balances_gravity() {
+    let (length, m, k, target) = (1.0f64, 2.0, 20.0, 0.5);
+    let scene = planar_scene("held", 1e-3, 10.0)
+        .with_body(rod(
+            "rod",
+            length,
+            0.05,
+            m,
+            0.0,
+            -0.5 * length,
+            std::f64::consts::FRAC_PI_2,
+        ))
+        .unwrap();
+    let pd = Actuator::Pd {
+        target,
+        speed: 0.0,
+        stiffness: k,
+        damping: 4.0,
+        max: 100.0,
+    };
+    let pin = joint(
+        &scene,
+        JointKind::Revolute,
+        None,
+        "rod",
+        Vector2::zeros(),
+        Vector2::zeros(),
+    )
+    .with_actuator(&scene.name, 0, pd)
+    .unwrap();
+    let mut s = stepper(scene.with_joint(pin), Integrator::Euler);
+    for step in 0..s.scene.step_count() {
+        assert!(s.step().converged, "step {step}");
+    }
+    // θ from the downward vertical, counter-clockwise (the set point turns the rod that way).
+    let theta = angle(&s.scene.bodies[0].pose) - std::f64::consts::FRAC_PI_2;
+    let balance = |t: f64| k * (target - t) - m * G * 0.5 * length * t.sin();
+    let (mut lo, mut hi) = (0.0, target);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if balance(mid) > 0.0 {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    assert!((theta - lo).abs() < 1e-8, "θ = {theta}, balance at {lo}");
+    let torque = s.joints()[0].actuator.unwrap();
+    assert!((torque - k * (target - lo)).abs() < 1e-6, "torque {torque}");
+}
+
+/// The lecture notes' position-controlled pusher (`examples/pusher_box_2d.toml`): after a
+/// second of steady sliding the pusher's PD force is the ground's friction `μ m g` (to 1e-6
+/// relative), the box moves at the set point's 0.2 m/s (to 1e-8), does not turn, and the
+/// ground's normal load sits `μ · 0.3` m ahead of the box's centre (the push at 0.3 m above
+/// the ground against the friction at it; to 1e-6 m).
+#[test]
+fn a_position_controlled_pusher_slides_a_box() {
+    let scene = example_planar("pusher_box_2d");
+    let (b, mu, nose) = (scene.body_index("box").unwrap(), 0.3, 0.3);
+    let weight = scene.bodies[b].mass * G;
+    let mut s = stepper(scene, Integrator::Euler);
+    for k in 1..=s.scene.step_count() {
+        assert!(s.step().converged, "step {k}");
+        if k < 1000 {
+            continue;
+        }
+        let force = s.joints()[0].actuator.unwrap();
+        assert!(
+            (force - mu * weight).abs() <= 1e-6 * mu * weight,
+            "step {k}: {force}"
+        );
+        let body = &s.scene.bodies[b];
+        assert!(
+            (body.twist.linear.x - 0.2).abs() < 1e-8,
+            "step {k}: {}",
+            body.twist.linear.x
+        );
+        assert!(angle(&body.pose).abs() < 1e-12);
+        let ground = s.scene.body_index("ground").unwrap();
+        let contact = s
+            .contacts()
+            .into_iter()
+            .find(|c| [c.body1, c.body2] == [ground, b] || [c.body1, c.body2] == [b, ground])
+            .expect("the ground holds the box");
+        let point = if contact.body1 == b {
+            contact.a1[0]
+        } else {
+            contact.a2[0]
+        };
+        let ahead = point - body.pose.position.x;
+        assert!((ahead - mu * nose).abs() < 1e-6, "step {k}: {ahead}");
+    }
 }

@@ -329,6 +329,81 @@ impl<S: Dynamics> JointBlock<S> {
         }
     }
 
+    /// The joint's free coordinate `q` and its rate `q̇` with the bodies at `pose1`, `pose2`
+    /// moving with `twist1`, `twist2` (`(v, ω)`, `S::DOF` entries): a prismatic joint's
+    /// `(p₂ − p₁)·u₁` along body 1's axis, a revolute joint's angle about its axis from the
+    /// initial configuration (in `(−π, π]`), `None` for the other kinds.
+    pub fn coordinate(
+        &self,
+        pose1: &Pose<S>,
+        pose2: &Pose<S>,
+        twist1: &[f64],
+        twist2: &[f64],
+    ) -> Option<(f64, f64)> {
+        let (f1, f2) = (self.side(0, pose1), self.side(1, pose2));
+        let linear = |t: &[f64]| V3::from_fn(|i, _| if i < S::DIM { t[i] } else { 0.0 });
+        let angular = |t: &[f64]| {
+            let mut w = V3::zeros();
+            for j in 0..S::ANGULAR_DIM {
+                w[angular_component::<S>(j)] = t[S::DIM + j];
+            }
+            w
+        };
+        let (w1, w2) = (angular(twist1), angular(twist2));
+        match self.joint.kind {
+            JointKind::Prismatic => {
+                let u = f1.axes[0];
+                let d = f2.c + f2.r - f1.c - f1.r;
+                let (v1, v2) = (
+                    linear(twist1) + w1.cross(&f1.r),
+                    linear(twist2) + w2.cross(&f2.r),
+                );
+                Some((d.dot(&u), (v2 - v1).dot(&u) + d.dot(&w1.cross(&u))))
+            }
+            JointKind::Revolute => {
+                let (u, b1, b2) = if S::DIM == 2 {
+                    (V3::z(), f1.axes[0], f2.axes[0])
+                } else {
+                    (f1.axes[0], f1.axes[1], f2.axes[1])
+                };
+                let angle = b1.cross(&b2).dot(&u).atan2(b1.dot(&b2));
+                Some((angle, (w2 - w1).dot(&u)))
+            }
+            JointKind::Fixed | JointKind::Ball => None,
+        }
+    }
+
+    /// The actuator's force or torque `f` at the given state (see [`Self::coordinate`]) and
+    /// time `t`, and its wrenches on body 1 and body 2 (about their origins, `S::DOF` entries each): along
+    /// the axis at body 2's anchor for a prismatic joint, about it for a revolute one. `None`
+    /// without an actuator.
+    pub fn actuator_wrenches(
+        &self,
+        pose1: &Pose<S>,
+        pose2: &Pose<S>,
+        twist1: &[f64],
+        twist2: &[f64],
+        t: f64,
+    ) -> Option<(f64, [[f64; 6]; 2])> {
+        let actuator = self.joint.actuator?;
+        let (q, rate) = self.coordinate(pose1, pose2, twist1, twist2)?;
+        let f = actuator.output(q, rate, t);
+        let (f1, f2) = (self.side(0, pose1), self.side(1, pose2));
+        let (force, moment1, moment2) = match self.joint.kind {
+            JointKind::Prismatic => {
+                let force = f1.axes[0] * f;
+                let at = f2.c + f2.r;
+                (force, (at - f1.c).cross(&-force), f2.r.cross(&force))
+            }
+            _ => {
+                let u = if S::DIM == 2 { V3::z() } else { f1.axes[0] };
+                (V3::zeros(), -u * f, u * f)
+            }
+        };
+        let g = [-force, moment1, force, moment2];
+        Some((f, gradient_entries::<S>(&g)))
+    }
+
     /// The rows `Θ_i / h + ε_i (λ_i − λ̄_i)`, the wrenches of the multipliers `x` on both
     /// bodies and their exact Jacobian over `(λ, ν₁, ν₂)` at the end-of-step poses of `s1` and
     /// `s2` after a step of `h`. The rows are divided by `h` (the velocity that closes them

@@ -45,6 +45,81 @@ impl JointKind {
     }
 }
 
+/// A force (prismatic) or torque (revolute) that drives a joint's free coordinate `q` (metres
+/// along the axis, or radians about it, from the initial configuration): applied to body 2
+/// along (about) the joint's axis and its opposite to body 1, at body 2's anchor. It is an
+/// applied load like gravity, taken at the start of the step (explicit): a PD actuator is
+/// stable for `k h² / m_eff` well below 1 (`m_eff` the mass or inertia it drives).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Actuator {
+    /// A constant force (N) or torque (N·m).
+    Constant(f64),
+    /// `clamp(k (q* − q) − c (q̇ − s), −max, max)` with the set point `q* = target + s t`: a PD
+    /// controller tracking `target` (m or rad) moving at `speed` `s` (m/s or rad/s; 0: a fixed
+    /// set point), stiffness `k` (N/m or N·m/rad), damping `c` (N·s/m or N·m·s/rad), saturated
+    /// at `max`.
+    Pd {
+        /// The set point of `q` at `t = 0`.
+        target: f64,
+        /// The set point's rate.
+        speed: f64,
+        /// `k ≥ 0`.
+        stiffness: f64,
+        /// `c ≥ 0`.
+        damping: f64,
+        /// The saturation `> 0` (N or N·m).
+        max: f64,
+    },
+}
+
+impl Actuator {
+    /// The force or torque at coordinate `q` and rate `q̇` at time `t`.
+    pub fn output(&self, q: f64, rate: f64, t: f64) -> f64 {
+        match *self {
+            Self::Constant(f) => f,
+            Self::Pd {
+                target,
+                speed,
+                stiffness,
+                damping,
+                max,
+            } => {
+                let error = target + speed * t - q;
+                (stiffness * error - damping * (rate - speed)).clamp(-max, max)
+            }
+        }
+    }
+
+    /// Why the actuator's parameters are invalid, if they are.
+    pub fn problem(&self) -> Option<String> {
+        match *self {
+            Self::Constant(f) if !f.is_finite() => Some(format!("force not finite: {f}")),
+            Self::Constant(_) => None,
+            Self::Pd {
+                target,
+                speed,
+                stiffness,
+                damping,
+                max,
+            } => {
+                if !target.is_finite() {
+                    Some(format!("target not finite: {target}"))
+                } else if !speed.is_finite() {
+                    Some(format!("speed not finite: {speed}"))
+                } else if !(stiffness.is_finite() && stiffness >= 0.0) {
+                    Some(format!("stiffness must be finite and ≥ 0, got {stiffness}"))
+                } else if !(damping.is_finite() && damping >= 0.0) {
+                    Some(format!("damping must be finite and ≥ 0, got {damping}"))
+                } else if !(max.is_finite() && max > 0.0) {
+                    Some(format!("max must be finite and > 0, got {max}"))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
 /// A bilateral joint: which bodies, and the anchor and joint frame in each body's frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Joint<S: Dynamics> {
@@ -61,6 +136,8 @@ pub struct Joint<S: Dynamics> {
     /// The joint frame's axes (`D` columns, the first the joint's axis) in body 1's and body
     /// 2's frames.
     pub axes: [[S::Vector; 3]; 2],
+    /// What drives the joint's free coordinate, if anything (prismatic and revolute only).
+    pub actuator: Option<Actuator>,
 }
 
 impl<S: Dynamics> Joint<S> {
@@ -142,7 +219,31 @@ impl<S: Dynamics> Joint<S> {
             body2,
             anchor: [s1, s2],
             axes: [j1, j2],
+            actuator: None,
         })
+    }
+
+    /// The joint driven by `actuator` (checked: a prismatic or revolute joint, finite
+    /// parameters); errors name `joint[index].actuator` of `scene`.
+    pub fn with_actuator(
+        mut self,
+        scene: &str,
+        index: usize,
+        actuator: Actuator,
+    ) -> Result<Self, ModelError> {
+        let err =
+            |reason: String| ModelError::scene(scene, format!("joint[{index}].actuator"), reason);
+        if !matches!(self.kind, JointKind::Prismatic | JointKind::Revolute) {
+            return Err(err(format!(
+                "a {} joint has no free coordinate to drive",
+                self.kind.as_str()
+            )));
+        }
+        if let Some(reason) = actuator.problem() {
+            return Err(err(reason));
+        }
+        self.actuator = Some(actuator);
+        Ok(self)
     }
 
     /// Whether the joint links bodies `i` and `j` (either order).

@@ -78,7 +78,7 @@ pub use body::{BodyState, Controller, RigidBody, Twist, Wrench};
 pub use dynamics::{Dynamics, Gyroscopic, left_jacobian_so3};
 pub use error::ModelError;
 pub use friction::Friction;
-pub use joint::{Joint, JointKind};
+pub use joint::{Actuator, Joint, JointKind};
 pub use kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
 pub use layer::{CompliantLayer, Integrator};
 pub use scene::{PairFriction, Scene, VelocityLayout};

@@ -31,6 +31,9 @@ pub struct JointRow<'a> {
     pub drift: f64,
     /// The step's length `h` (s): forces are impulses divided by it.
     pub time_step: f64,
+    /// The joint actuator's force (N) or torque (N·m) at the end of the step (`None`: no
+    /// actuator; an empty field).
+    pub actuator: Option<f64>,
 }
 
 /// Streams `joints.csv`: the header at creation, then one row per call to
@@ -40,7 +43,8 @@ pub struct JointRow<'a> {
 /// angular impulse `moment` (2D) or `moment_x, moment_y, moment_z` (3D), `drift`, and, as
 /// `contacts.csv` does after its impulses, the mean force and torque over the step (impulse /
 /// `h`): `force_x, force_y, [force_z]` (N) and `torque` (2D) or `torque_x, torque_y, torque_z`
-/// (3D, N·m). Impulses are on body 2 (body 1, or the world, receives their opposite), in the
+/// (3D, N·m), then `actuator` (the joint actuator's force or torque at the end of the step;
+/// empty without one). Impulses are on body 2 (body 1, or the world, receives their opposite), in the
 /// world frame, the angular ones about the joint's anchor. Names are quoted (RFC 4180) only if
 /// they contain a comma, a quote, a line break or edge spaces.
 #[derive(Debug)]
@@ -84,6 +88,7 @@ impl JointsWriter {
         columns.push("drift".to_string());
         columns.extend(axes.iter().map(|a| format!("force_{a}")));
         columns.extend(angular("torque"));
+        columns.push("actuator".to_string());
         columns
     }
 
@@ -129,6 +134,10 @@ impl JointsWriter {
             line.push(',');
             push_f64(line, x / h);
         }
+        line.push(',');
+        if let Some(a) = row.actuator {
+            push_f64(line, a);
+        }
         line.push('\n');
         self.csv.write_line()
     }
@@ -163,12 +172,12 @@ mod tests {
             (
                 BodyKind::Planar,
                 "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,\
-                 force_y,torque\n",
+                 force_y,torque,actuator\n",
             ),
             (
                 BodyKind::Spatial,
                 "step,t,joint,name,body1,body2,impulse_x,impulse_y,impulse_z,moment_x,\
-                 moment_y,moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z\n",
+                 moment_y,moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator\n",
             ),
         ] {
             let path = dir.join("joints.csv");
@@ -196,6 +205,7 @@ mod tests {
             moment: &moment,
             drift: 1e-13 / 3.0,
             time_step: 0.01,
+            actuator: None,
         };
         w.write_row(&row).unwrap();
         let bad = JointRow {
@@ -220,7 +230,9 @@ mod tests {
         assert_eq!(num(f[6]), impulse[0] / 0.01);
         assert_eq!(num(f[7]), impulse[1] / 0.01);
         assert_eq!(num(f[8]), moment[0] / 0.01);
-        assert_eq!(f.len(), 9);
+        // No actuator: an empty last field.
+        assert_eq!(f[9], "");
+        assert_eq!(f.len(), 10);
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -15,7 +15,8 @@ use crate::geometry::{
     proximity,
 };
 use crate::model::{
-    CompliantLayer, Dynamics, Friction, Joint, ModelError, RigidBody, Scene, Twist, Wrench,
+    Actuator, CompliantLayer, Dynamics, Friction, Joint, ModelError, RigidBody, Scene, Twist,
+    Wrench,
 };
 use nalgebra::{Matrix3, Quaternion, UnitComplex, UnitQuaternion, Vector3};
 use std::sync::Arc;
@@ -1146,7 +1147,7 @@ fn build_joint<S: FileSpace>(
         }
         (None, false) => S::zero_vector(),
     };
-    Joint::new(
+    let joint = Joint::new(
         &scene.name,
         k,
         &name,
@@ -1157,7 +1158,52 @@ fn build_joint<S: FileSpace>(
         axis,
         &scene.bodies,
     )
-    .map_err(|e| cx.model(e, &path, &path))
+    .map_err(|e| cx.model(e, &path, &path))?;
+    let Some(a) = &spec.actuator else {
+        return Ok(joint);
+    };
+    let q = |key: &str| format!("{path}.actuator.{key}");
+    let pd = [a.target, a.speed, a.stiffness, a.damping, a.max];
+    let actuator = match (a.force, pd.iter().any(Option::is_some)) {
+        (Some(_), true) => {
+            return Err(cx.err(
+                q("force"),
+                ErrorKind::InvalidValue,
+                "either a constant `force` or a PD controller (`target`, `speed`, \
+                 `stiffness`, `damping`, `max`), not both",
+            ));
+        }
+        (Some(force), false) => Actuator::Constant(force),
+        (None, true) => {
+            for (key, value) in [("stiffness", a.stiffness), ("max", a.max)] {
+                if value.is_none() {
+                    return Err(cx.err(
+                        q(key),
+                        ErrorKind::MissingKey,
+                        "missing: a PD actuator needs `stiffness` and `max`",
+                    ));
+                }
+            }
+            Actuator::Pd {
+                target: a.target.unwrap_or(0.0),
+                speed: a.speed.unwrap_or(0.0),
+                stiffness: a.stiffness.unwrap_or(0.0),
+                damping: a.damping.unwrap_or(0.0),
+                max: a.max.unwrap_or(0.0),
+            }
+        }
+        (None, false) => {
+            return Err(cx.err(
+                format!("{path}.actuator"),
+                ErrorKind::MissingKey,
+                "empty: give a constant `force` or a PD controller (`stiffness`, `max`, \
+                 optional `target`, `speed` and `damping`)",
+            ));
+        }
+    };
+    joint
+        .with_actuator(&scene.name, k, actuator)
+        .map_err(|e| cx.model(e, &path, &path))
 }
 
 /// A contact has one compliant side (paper §5.1): two bodies with layers, not both fixed, are

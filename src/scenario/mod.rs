@@ -217,6 +217,12 @@
 //! anchor = [0.0, 0.0]            # m: a world point at the initial poses, one entry per dimension
 //! # axis = [1.0, 0.0]            # a world direction (any length ≠ 0): required by prismatic and
 //! #                              #   by 3D revolute, refused by fixed, ball and 2D revolute
+//! # actuator = { force = 2.0 }   # optional (prismatic, revolute): a constant force (N) or
+//! #   torque (N·m) on body2 along / about the axis (its opposite on body1), or a PD controller
+//! #   { target = 0.0, speed = 0.0, stiffness = 100.0, damping = 5.0, max = 20.0 } pulling the
+//! #   joint's coordinate (m, or rad, from the initial configuration) to target + speed t,
+//! #   saturated at max; an applied load taken at the start of the step (stable for
+//! #   stiffness h² / mass well below 1)
 //! ```
 //!
 //! **Output volume.** Before a run starts its CSV output is estimated (rows of the trajectory,
@@ -464,7 +470,7 @@ impl Scenario {
         }
         if o.joints {
             let angular = if dim == 2 { 1 } else { 3 };
-            fields += joints * (7 + 2 * (dim + angular));
+            fields += joints * (8 + 2 * (dim + angular));
         }
         if o.solver {
             fields += crate::output::SOLVER_COLUMNS.len();

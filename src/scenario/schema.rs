@@ -265,6 +265,35 @@ pub struct JointSpec {
     /// required by `prismatic` and by `revolute` in 3D, refused by the kinds that have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub axis: Option<Vec<f64>>,
+    /// What drives the joint's free coordinate (prismatic and revolute joints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actuator: Option<ActuatorSpec>,
+}
+
+/// `joint.actuator`: a constant `force`, or a PD controller (`stiffness` and `max` required,
+/// `target`, `speed` and `damping` default 0); see [`crate::model::Actuator`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActuatorSpec {
+    /// A constant force (N, prismatic) or torque (N·m, revolute) on body 2 along the axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force: Option<f64>,
+    /// The PD controller's set point of the joint's coordinate (m or rad from the initial
+    /// configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
+    /// The PD set point's rate (m/s or rad/s): the set point is `target + speed t`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<f64>,
+    /// The PD stiffness (N/m or N·m/rad).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
+    /// The PD damping (N·s/m or N·m·s/rad).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<f64>,
+    /// The PD saturation (N or N·m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
 }
 
 /// `joint.kind`: the file's name of a [`crate::model::JointKind`].

@@ -1063,6 +1063,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             body2: "gadget".into(),
             anchor: vec![0.0, 0.0, 4.0],
             axis: None,
+            actuator: None,
         }],
         output: Outputs {
             trajectory: true,
@@ -1533,8 +1534,8 @@ fn joints_count_in_the_output_estimate() {
     let without = parse(&format!("{PENDULUM}\n[output]\njoints = false\n"), FILE).unwrap();
     assert!(!without.outputs.joints && with.outputs.joints);
     let rows = (with.step_count() + 2) as f64;
-    // Two joints of 13 fields per 2D row.
-    let joints = rows * 2.0 * 13.0 * BYTES_PER_FIELD;
+    // Two joints of 14 fields per 2D row.
+    let joints = rows * 2.0 * 14.0 * BYTES_PER_FIELD;
     let difference = with.expected_output_bytes() - without.expected_output_bytes();
     assert!(
         (difference - joints).abs() < 1e-6 * joints,

@@ -401,6 +401,9 @@ pub struct JointState {
     pub moment: Vec<f64>,
     /// The joint's largest row `|Θ|` at the bodies' poses (see [`JointBlock::drift`]).
     pub drift: f64,
+    /// The joint actuator's force or torque at the bodies' current state (the one it applies
+    /// over the next step), `None` without an actuator.
+    pub actuator: Option<f64>,
 }
 
 /// The state of one contact after a step, for output.
@@ -527,6 +530,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     slots: Vec<Slot<S>>,
     /// The scene's joints, in scene order; their multipliers follow the contacts' in `z`.
     joints: Vec<JointSlot<S>>,
+    /// The joint actuators' impulses of the step (`ν`-sized scratch).
+    actuation: Vec<f64>,
     /// When a step was halved, per joint the sum of its sub-steps' impulses on body 2 (force,
     /// then moment about the anchor, which moves by `O(h)` between the sub-steps).
     joint_sums: Vec<Vec<f64>>,
@@ -641,6 +646,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             slots: Vec::new(),
             joints: Vec::new(),
             joint_sums: Vec::new(),
+            actuation: vec![0.0; nv],
             active: Vec::new(),
             slot_of: BTreeMap::new(),
             broad: BroadPhase::default(),
@@ -1094,8 +1100,26 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     self.joint_impulse(j)
                 };
                 let (pose1, pose2) = self.joint_poses(j);
+                let twist = |b: Option<usize>| {
+                    let mut t = [0.0; 6];
+                    if let Some(b) = b.filter(|&b| !self.scene.bodies[b].fixed) {
+                        self.scene.bodies[b].twist.write_to(&mut t[..S::DOF]);
+                    }
+                    t
+                };
+                let actuator = joint
+                    .block
+                    .actuator_wrenches(
+                        &pose1,
+                        &pose2,
+                        &twist(joint.body1),
+                        &twist(Some(joint.body2)),
+                        self.time,
+                    )
+                    .map(|(f, _)| f);
                 JointState {
                     index: j,
+                    actuator,
                     body1: joint.body1,
                     body2: joint.body2,
                     impulse: p[..d].to_vec(),
@@ -1114,6 +1138,54 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 self.joints[j].block.drift(&pose1, &pose2)
             })
             .fold(0.0, f64::max)
+    }
+
+    /// Whether some joint has an actuator (which does work on the scene).
+    fn has_actuators(&self) -> bool {
+        self.joints
+            .iter()
+            .any(|j| j.block.joint().actuator.is_some())
+    }
+
+    /// Adds `h` times every joint actuator's wrenches at time `t`, at the bodies' current poses
+    /// and the twists in `velocity` (`ν`; `None`: the bodies' own twists), into `out`
+    /// (`ν`-sized).
+    pub(super) fn add_actuator_impulses(
+        &self,
+        t: f64,
+        h: f64,
+        velocity: Option<&[f64]>,
+        out: &mut [f64],
+    ) {
+        let zero = [0.0; 6];
+        let twist = |b: Option<usize>| -> [f64; 6] {
+            let mut t = zero;
+            if let Some(r) = b.and_then(|b| self.layout.range(b)) {
+                match velocity {
+                    Some(v) => t[..S::DOF].copy_from_slice(&v[r]),
+                    None => self.scene.bodies[b.unwrap_or(0)]
+                        .twist
+                        .write_to(&mut t[..S::DOF]),
+                }
+            }
+            t
+        };
+        for j in 0..self.joints.len() {
+            let joint = &self.joints[j];
+            let (pose1, pose2) = self.joint_poses(j);
+            let (t1, t2) = (twist(joint.body1), twist(Some(joint.body2)));
+            let Some((_, wrenches)) = joint.block.actuator_wrenches(&pose1, &pose2, &t1, &t2, t)
+            else {
+                continue;
+            };
+            for (b, w) in [joint.body1, Some(joint.body2)].into_iter().zip(wrenches) {
+                if let Some(r) = b.and_then(|b| self.layout.range(b)) {
+                    for (row, wi) in r.zip(w) {
+                        out[row] += h * wi;
+                    }
+                }
+            }
+        }
     }
 
     /// The poses of joint `j`'s two bodies (the world at the identity).
@@ -1364,6 +1436,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .bodies
             .iter()
             .all(|b| b.fixed || b.loads_are_conservative())
+            && !self.has_actuators()
             && self
                 .active
                 .iter()
@@ -1748,6 +1821,21 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 body.twist.write_to(&mut self.start_velocity[range.clone()]);
                 p.write_to(&mut self.momentum[range]);
             }
+        }
+        // Joint actuators: applied impulses like the bodies' own (weighted like them).
+        if self.has_actuators() {
+            let mut act = std::mem::take(&mut self.actuation);
+            act.fill(0.0);
+            self.add_actuator_impulses(t, h, None, &mut act);
+            let weight = match self.settings.integrator {
+                Integrator::Euler => 1.0,
+                Integrator::Midpoint | Integrator::Rattle => 0.5,
+            };
+            for (i, a) in act.iter().enumerate() {
+                self.momentum[i] += weight * a;
+                self.applied[i] += a;
+            }
+            self.actuation = act;
         }
         self.start_poses.clear();
         self.start_poses

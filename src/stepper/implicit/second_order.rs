@@ -215,6 +215,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 smooth[row] = 0.5 * (smooth[row] + buf[i]);
             }
         }
+        // The joint actuators' second half kick, at the end poses and the step's velocity.
+        if self
+            .joints
+            .iter()
+            .any(|j| j.block.joint().actuator.is_some())
+        {
+            let mut act = std::mem::take(&mut self.actuation);
+            act.fill(0.0);
+            self.add_actuator_impulses(t_end, h, Some(&self.z[..nv]), &mut act);
+            for (s, a) in smooth.iter_mut().zip(&act) {
+                *s += 0.5 * a;
+            }
+            self.actuation = act;
+        }
         // The first kick applied the contact impulses along their end-of-step wrench W(q⁺);
         // RATTLE's first kick acts along the start-of-step constraint directions W(q): move the
         // impulses there (an O(h) change of direction of an O(h) impulse, tangential to the
@@ -348,6 +362,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 f64::NAN
             }
         }));
+        // A joint's actuator does work its bodies' energy does not track.
+        for joint in &self.joints {
+            if joint.block.joint().actuator.is_some() {
+                for b in [joint.body1, Some(joint.body2)].into_iter().flatten() {
+                    self.kick.start_energy[b] = f64::NAN;
+                }
+            }
+        }
     }
 
     /// The energy projection of the end of a RATTLE step: per group of bodies linked by
