@@ -51,6 +51,39 @@ fn boxes(c: &mut Criterion) {
     }
 }
 
+/// Joints (issue 17, "a joint costs no more than a contact"): the pendulum, the double
+/// pendulum, the four-bar linkage (under euler and rattle), the door on two hinges and the
+/// pusher, from the files under `examples/` (shortened to 1 s); compare `pendulum_2d` (one
+/// body, one pin) with `disc_on_plane` (one body, one contact).
+fn joints(c: &mut Criterion) {
+    for (file, name) in [
+        ("pendulum_2d.toml", "joint_pendulum_2d"),
+        ("double_pendulum.toml", "joint_double_pendulum"),
+        ("four_bar_linkage.toml", "joint_four_bar_linkage"),
+        ("door_two_hinges_3d.toml", "joint_door_two_hinges_3d"),
+        ("pusher_box_2d.toml", "joint_pusher_box_2d"),
+    ] {
+        match load("examples", file) {
+            AnyScene::Planar(mut s) => {
+                s.duration = s.duration.min(1.0);
+                if name == "joint_four_bar_linkage" {
+                    bench_case_with(
+                        c,
+                        "joint_four_bar_linkage_rattle",
+                        s.clone(),
+                        Integrator::Rattle,
+                    );
+                }
+                bench_case(c, name, s);
+            }
+            AnyScene::Spatial(mut s) => {
+                s.duration = s.duration.min(1.0);
+                bench_case(c, name, s);
+            }
+        }
+    }
+}
+
 fn bench_case<S: Dynamics>(c: &mut Criterion, name: &str, scene: Scene<S>) {
     bench_case_with(c, name, scene, Integrator::Euler);
 }
@@ -104,6 +137,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = paper_cases, boxes, scaling
+    targets = paper_cases, boxes, joints, scaling
 }
 criterion_main!(benches);
