@@ -308,3 +308,40 @@ fn a_bad_actuator_is_refused_at_its_line() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A driven body is refused at its line when it is also fixed or has an applied force.
+#[test]
+fn a_bad_driven_body_is_refused_at_its_line() {
+    let out = common::temp_dir("joint-scenarios", "driven");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bead_on_spinning_rod_2d.toml");
+    let base = std::fs::read_to_string(path).unwrap();
+    for (k, (extra, field, reason)) in [
+        (
+            "fixed = true",
+            "body[0].driven",
+            "fixed or driven, not both",
+        ),
+        (
+            "force = [1.0, 0.0]",
+            "body[0].force",
+            "no applied force or torque",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let content = base.replace("driven = true\n", &format!("driven = true\n{extra}\n"));
+        let file = write(&out, &format!("driven{k}.toml"), &content);
+        let o = run(&out, &file, &[]);
+        assert!(!o.status.success(), "case {k}");
+        let stderr = text(&o.stderr);
+        let key = field.rsplit('.').next().unwrap();
+        let line = content.lines().position(|l| l.starts_with(key)).unwrap() + 1;
+        assert!(
+            stderr.contains(&format!("driven{k}.toml:{line}:")) && stderr.contains(field),
+            "case {k}: {stderr}"
+        );
+        assert!(stderr.contains(reason), "case {k}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

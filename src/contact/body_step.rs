@@ -56,6 +56,21 @@ impl<S: Dynamics> BodyStep<S> {
     }
 }
 
+impl<S: Dynamics> BodyStep<S> {
+    /// A driven body (no unknowns) moving from `start` with the prescribed `twist` over `h`:
+    /// the same end-of-step map as a moving body's, its velocities those of the drive.
+    pub fn driven(start: &Pose<S>, twist: &Twist<S>, h: f64) -> Self {
+        Self {
+            pose_end: end_of_step_pose(start, twist, h),
+            linear_velocity: twist.linear,
+            angular_velocity: twist.angular,
+            dtrans_dv: 0.0,
+            drot_domega: Matrix3::zeros(),
+            fixed: true,
+        }
+    }
+}
+
 impl<S: Space> BodyStep<S> {
     /// A body that stays at `pose`.
     pub fn fixed(pose: Pose<S>) -> Self {

@@ -147,8 +147,14 @@ pub struct RigidBody<S: Dynamics> {
     pub pose: Pose<S>,
     /// The twist `(v, ω)`, `ω` in the world frame.
     pub twist: Twist<S>,
-    /// True for a body that never moves (no velocity unknowns).
+    /// True for a body that has no velocity unknowns: it never moves, or (`driven`) moves as
+    /// prescribed.
     pub fixed: bool,
+    /// A driven body: fixed (no unknowns) but moving with its constant `twist`, its pose at
+    /// time `t` being `(c₀ + v t, exp(ω t) R₀)` — a pusher, a conveyor, a turntable. It is an
+    /// external agent: it takes impulses without reacting, does work on the scene, and its
+    /// own energy is not counted.
+    pub driven: bool,
     /// The geometry, a union of convex parts in the body frame.
     pub shape: BodyShape<S>,
     /// A constant applied wrench `(F_ext, τ_ext)` (world frame, torque about `c`).
@@ -196,6 +202,7 @@ impl<S: Dynamics> RigidBody<S> {
             pose,
             twist: Twist::zero(),
             fixed: false,
+            driven: false,
             shape,
             external_wrench: Wrench::zero(),
             controller: None,
@@ -215,6 +222,7 @@ impl<S: Dynamics> RigidBody<S> {
             pose,
             twist: Twist::zero(),
             fixed: true,
+            driven: false,
             shape,
             external_wrench: Wrench::zero(),
             controller: None,
@@ -222,6 +230,20 @@ impl<S: Dynamics> RigidBody<S> {
             layer: None,
         };
         body.validate()?;
+        Ok(body)
+    }
+
+    /// A driven body at `pose` moving with the constant `twist` (see [`Self::driven`]).
+    pub fn driven(
+        name: &str,
+        shape: BodyShape<S>,
+        pose: Pose<S>,
+        twist: Twist<S>,
+    ) -> Result<Self, ModelError> {
+        let mut body = Self::fixed(name, shape, pose)?;
+        body.driven = true;
+        body.twist = twist;
+        body.check_twist()?;
         Ok(body)
     }
 
@@ -320,7 +342,7 @@ impl<S: Dynamics> RigidBody<S> {
                 format!("not finite: {:?}", t.angular),
             ));
         }
-        if self.fixed && *t != Twist::zero() {
+        if self.fixed && !self.driven && *t != Twist::zero() {
             return Err(ModelError::body(
                 &self.name,
                 "twist",
@@ -431,8 +453,12 @@ impl<S: Dynamics> RigidBody<S> {
     }
 
     /// Moves the body to the end of a step: pose from [`end_of_step_pose`](Self::end_of_step_pose),
-    /// twist set to `twist`. Does nothing to a fixed body.
+    /// twist set to `twist`. Does nothing to a fixed body; a driven one moves by its own twist.
     pub fn advance(&mut self, twist: &Twist<S>, h: f64) {
+        if self.driven {
+            self.pose = self.end_of_step_pose(&self.twist, h);
+            return;
+        }
         if self.fixed {
             return;
         }

@@ -286,12 +286,18 @@ impl<S: Dynamics> Scene<S> {
         self.advance_by(nu, self.time_step);
     }
 
-    /// As [`advance`](Self::advance) with an explicit step `h` (e.g. a retried half step).
+    /// As [`advance`](Self::advance) with an explicit step `h` (e.g. a retried half step);
+    /// driven bodies move by their own twists.
     pub fn advance_by(&mut self, nu: &[f64], h: f64) {
         let mut o = 0;
-        for b in self.bodies.iter_mut().filter(|b| !b.fixed) {
-            b.advance(&Twist::from_slice(&nu[o..o + S::DOF]), h);
-            o += S::DOF;
+        for b in self.bodies.iter_mut() {
+            if b.driven {
+                let own = b.twist;
+                b.advance(&own, h);
+            } else if !b.fixed {
+                b.advance(&Twist::from_slice(&nu[o..o + S::DOF]), h);
+                o += S::DOF;
+            }
         }
     }
 

@@ -555,7 +555,33 @@ fn build_body<S: FileSpace>(cx: Ctx, spec: &BodySpec, path: &str) -> R<RigidBody
         None => S::zero_angular(),
     };
     let model = |e| cx.model(e, path, &p("friction"));
-    let body = if spec.fixed {
+    let body = if spec.driven {
+        if spec.fixed {
+            return Err(cx.err(
+                p("driven"),
+                ErrorKind::InvalidValue,
+                "a body is fixed or driven, not both (a driven body moves as prescribed)",
+            ));
+        }
+        let loads = [
+            ("force", force != S::zero_vector()),
+            ("torque", torque != S::zero_angular()),
+        ];
+        if let Some((key, _)) = loads.iter().find(|(_, nonzero)| *nonzero) {
+            return Err(cx.err(
+                p(key),
+                ErrorKind::InvalidValue,
+                "a driven body moves as prescribed: it can have no applied force or torque",
+            ));
+        }
+        RigidBody::driven(
+            &spec.name,
+            shape,
+            pose,
+            Twist::new(velocity, angular_velocity),
+        )
+        .map_err(model)?
+    } else if spec.fixed {
         let moving = [
             ("velocity", velocity != S::zero_vector()),
             ("angular_velocity", angular_velocity != S::zero_angular()),

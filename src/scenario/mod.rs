@@ -62,6 +62,9 @@
 //! [[body]]
 //! name = "ground"                # unique; names the trajectory columns (<name>.x, …)
 //! fixed = true                   # optional, default false; a fixed body needs no mass/inertia
+//! # driven = true                # optional, default false: moves as prescribed at its constant
+//! #                              #   velocity / angular_velocity (no unknowns, no force or torque;
+//! #                              #   mass and inertia ignored): a pusher, a conveyor, a turntable
 //! position = [0.0, 0.0, 0.0]     # m, world frame
 //! [[body.part]]                  # a body is a union of convex parts…
 //! [[body.part.function]]         # …each the intersection of one or more functions f ≤ 0

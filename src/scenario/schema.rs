@@ -404,6 +404,11 @@ pub struct BodySpec {
     /// may not have a velocity, angular velocity, force or torque.
     #[serde(default, skip_serializing_if = "is_false")]
     pub fixed: bool,
+    /// A driven body moves as prescribed, with its constant `velocity` and `angular_velocity`
+    /// (its pose at `t` is `(c₀ + v t, exp(ω t) R₀)`): like a fixed body it has no unknowns,
+    /// takes no force or torque and its mass and inertia are ignored; it pushes what it meets.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub driven: bool,
     /// Mass `m > 0` (required for a moving body).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mass: Option<f64>,

@@ -956,6 +956,7 @@ fn spatial_union_scene_round_trips_through_toml() {
     let body = BodySpec {
         name: "gadget".into(),
         fixed: false,
+        driven: false,
         mass: Some(2.0),
         inertia: Some(Numbers::Matrix(vec![
             vec![0.5, 0.01, 0.0],
@@ -980,6 +981,7 @@ fn spatial_union_scene_round_trips_through_toml() {
     let floor = BodySpec {
         name: "floor".into(),
         fixed: true,
+        driven: false,
         mass: None,
         inertia: None,
         position: vec![0.0, 0.0, 0.0],

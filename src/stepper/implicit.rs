@@ -23,6 +23,9 @@
 //! least-change impulses; under RATTLE their impulses are kicked along the start-of-step
 //! directions and the end velocity is projected onto their velocity rows like a loaded
 //! contact's, and under midpoint the end velocity is projected onto them (`second_order`).
+//! A driven body ([`RigidBody::driven`]) has no unknowns: its end-of-step pose and velocity
+//! are data of the blocks it takes part in ([`BodyStep::driven`]), under RATTLE its velocity
+//! enters the projection's rows, and a scene with one is not passive.
 //!
 //! with `M^ℓ`, the applied impulse and the gyroscopic impulse taken at the start of the step
 //! (the gyroscopic one by default at `ω_θ = θ ν_ω + (1 − θ) ω^ℓ` instead, adding `h ω_θ × I_w ω_θ`
@@ -706,7 +709,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// that resting neighbours do not flicker in and out.
     fn sweep(&self, b: usize, r: f64, arm: f64, h: f64, scale: f64) -> f64 {
         let body = &self.scene.bodies[b];
-        if body.fixed {
+        if body.fixed && !body.driven {
             return 0.0;
         }
         let v = S::norm(&body.twist.linear);
@@ -1102,7 +1105,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let (pose1, pose2) = self.joint_poses(j);
                 let twist = |b: Option<usize>| {
                     let mut t = [0.0; 6];
-                    if let Some(b) = b.filter(|&b| !self.scene.bodies[b].fixed) {
+                    let body = |b: usize| &self.scene.bodies[b];
+                    if let Some(b) = b.filter(|&b| !body(b).fixed || body(b).driven) {
                         self.scene.bodies[b].twist.write_to(&mut t[..S::DOF]);
                     }
                     t
@@ -1167,6 +1171,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                         .twist
                         .write_to(&mut t[..S::DOF]),
                 }
+            } else if let Some(b) = b.filter(|&b| self.scene.bodies[b].driven) {
+                self.scene.bodies[b].twist.write_to(&mut t[..S::DOF]);
             }
             t
         };
@@ -1435,7 +1441,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .scene
             .bodies
             .iter()
-            .all(|b| b.fixed || b.loads_are_conservative())
+            .all(|b| !b.driven && (b.fixed || b.loads_are_conservative()))
             && !self.has_actuators()
             && self
                 .active
@@ -1487,6 +1493,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 Some(r) if !body.fixed => {
                     crate::model::end_of_step_pose(&body.pose, &Twist::from_slice(&self.z[r]), h)
                 }
+                _ if body.driven => crate::model::end_of_step_pose(&body.pose, &body.twist, h),
                 _ => body.pose,
             };
             let x_start = &start[slot.offset..slot.offset + l.local_count];
@@ -1945,6 +1952,7 @@ impl<S: Dynamics> StepProblem<'_, S> {
         let body = &self.bodies[b];
         match self.layout.range(b) {
             Some(r) if !body.fixed => BodyStep::advance(&body.pose, &z[r], self.h),
+            _ if body.driven => BodyStep::driven(&body.pose, &body.twist, self.h),
             _ => BodyStep::fixed(body.pose),
         }
     }

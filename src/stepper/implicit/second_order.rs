@@ -31,6 +31,11 @@ pub(super) struct ProjectionRow {
     /// A joint's row: its index in [`KickScratch::joint_projected`] (`slot` is then
     /// [`JOINT_ROW`]); `usize::MAX` for a contact's row.
     joint_row: usize,
+    /// The row's velocity from a driven body on a side without unknowns (`J` times the
+    /// drive's twist): the projection makes `J v + bias` vanish.
+    bias: f64,
+    /// Whether a side is a driven body (which does work: the energy projection skips it).
+    driven: bool,
 }
 
 /// The `slot` of a joint's projection row.
@@ -428,6 +433,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
         now_sticks.clear();
         now_sticks.resize(self.slots.len(), false);
         for row in rows.iter() {
+            if row.driven {
+                // A driven body does work on the group.
+                if let Some((b, _)) = row.sides.iter().flatten().next() {
+                    let r = find(group, *b);
+                    groups[r].workless = false;
+                }
+            }
             if row.slot == JOINT_ROW {
                 // A joint is workless and always holds: its group is loaded.
                 if let Some((b, _)) = row.sides.iter().flatten().next() {
@@ -523,7 +535,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             rhs.clear();
             for (r, row) in rows.iter().enumerate() {
-                let mut jv = 0.0;
+                let mut jv = row.bias;
                 for (side, j) in row.sides.iter().zip(&row.j) {
                     if let Some((body, start)) = side {
                         jv += (0..dof).map(|i| j[i] * v[start + i]).sum::<f64>();
@@ -797,6 +809,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                         mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
                     }
                 }
+                let (bias, driven) = self.drive_bias([Some(slot.body1), Some(slot.body2)], &j);
                 rows.push(ProjectionRow {
                     sides,
                     j,
@@ -805,6 +818,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     impulse,
                     normal: pn,
                     joint_row: usize::MAX,
+                    bias,
+                    driven,
                 });
             };
             let normal = entries(&n, &n, 0.0);
@@ -840,6 +855,21 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.joint_rows(rows, inverse_mass);
     }
 
+    /// The velocity a row `j` gets from the driven bodies among `bodies` (`J` times their
+    /// twists), and whether there is one.
+    fn drive_bias(&self, bodies: [Option<usize>; 2], j: &[[f64; 6]; 2]) -> (f64, bool) {
+        let (mut bias, mut driven) = (0.0, false);
+        for (side, b) in bodies.into_iter().enumerate() {
+            if let Some(b) = b.filter(|&b| self.scene.bodies[b].driven) {
+                let mut t = [0.0; 6];
+                self.scene.bodies[b].twist.write_to(&mut t[..S::DOF]);
+                bias += (0..S::DOF).map(|i| j[side][i] * t[i]).sum::<f64>();
+                driven = true;
+            }
+        }
+        (bias, driven)
+    }
+
     /// Appends every joint row to `rows`: bilateral, `B = J` (workless), always projected, at
     /// the bodies' current poses, with `M⁻¹ Bᵀ` from `inverse_mass`.
     fn joint_rows(&self, rows: &mut Vec<ProjectionRow>, inverse_mass: &[(f64, [[f64; 3]; 3])]) {
@@ -861,6 +891,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                         mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
                     }
                 }
+                let (bias, driven) = self.drive_bias(bodies, &j);
                 rows.push(ProjectionRow {
                     sides,
                     j,
@@ -869,6 +900,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     impulse: [0.0; 4],
                     normal: 0.0,
                     joint_row,
+                    bias,
+                    driven,
                 });
                 joint_row += 1;
             });
