@@ -1103,21 +1103,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     self.joint_impulse(j)
                 };
                 let (pose1, pose2) = self.joint_poses(j);
-                let twist = |b: Option<usize>| {
-                    let mut t = [0.0; 6];
-                    let body = |b: usize| &self.scene.bodies[b];
-                    if let Some(b) = b.filter(|&b| !body(b).fixed || body(b).driven) {
-                        self.scene.bodies[b].twist.write_to(&mut t[..S::DOF]);
-                    }
-                    t
-                };
                 let actuator = joint
                     .block
                     .actuator_wrenches(
                         &pose1,
                         &pose2,
-                        &twist(joint.body1),
-                        &twist(Some(joint.body2)),
+                        &self.twist_of(joint.body1, None),
+                        &self.twist_of(Some(joint.body2), None),
                         self.time,
                     )
                     .map(|(f, _)| f);
@@ -1161,25 +1153,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
         velocity: Option<&[f64]>,
         out: &mut [f64],
     ) {
-        let zero = [0.0; 6];
-        let twist = |b: Option<usize>| -> [f64; 6] {
-            let mut t = zero;
-            if let Some(r) = b.and_then(|b| self.layout.range(b)) {
-                match velocity {
-                    Some(v) => t[..S::DOF].copy_from_slice(&v[r]),
-                    None => self.scene.bodies[b.unwrap_or(0)]
-                        .twist
-                        .write_to(&mut t[..S::DOF]),
-                }
-            } else if let Some(b) = b.filter(|&b| self.scene.bodies[b].driven) {
-                self.scene.bodies[b].twist.write_to(&mut t[..S::DOF]);
-            }
-            t
-        };
         for j in 0..self.joints.len() {
             let joint = &self.joints[j];
             let (pose1, pose2) = self.joint_poses(j);
-            let (t1, t2) = (twist(joint.body1), twist(Some(joint.body2)));
+            let (t1, t2) = (
+                self.twist_of(joint.body1, velocity),
+                self.twist_of(Some(joint.body2), velocity),
+            );
             let Some((_, wrenches)) = joint.block.actuator_wrenches(&pose1, &pose2, &t1, &t2, t)
             else {
                 continue;
@@ -1194,13 +1174,36 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
     }
 
+    /// The twist of body `b` (`S::DOF` entries; zero for the world and a fixed body): from
+    /// `velocity` (`ν`) for a moving body if given, else its own (a driven body's drive).
+    fn twist_of(&self, b: Option<usize>, velocity: Option<&[f64]>) -> [f64; 6] {
+        let mut t = [0.0; 6];
+        let Some(b) = b else { return t };
+        let body = &self.scene.bodies[b];
+        match (self.layout.range(b), velocity) {
+            (Some(r), Some(v)) => t[..S::DOF].copy_from_slice(&v[r]),
+            _ if !body.fixed || body.driven => body.twist.write_to(&mut t[..S::DOF]),
+            _ => {}
+        }
+        t
+    }
+
     /// The poses of joint `j`'s two bodies (the world at the identity).
     fn joint_poses(&self, j: usize) -> (Pose<S>, Pose<S>) {
+        self.joint_poses_in(j, |b| self.scene.bodies[b].pose)
+    }
+
+    /// The poses of joint `j`'s two bodies with body `b` at `pose(b)` (the world at the
+    /// identity).
+    pub(super) fn joint_poses_in(
+        &self,
+        j: usize,
+        pose: impl Fn(usize) -> Pose<S>,
+    ) -> (Pose<S>, Pose<S>) {
         let joint = &self.joints[j];
-        let bodies = &self.scene.bodies;
         (
-            joint.body1.map_or_else(Pose::identity, |b| bodies[b].pose),
-            bodies[joint.body2].pose,
+            joint.body1.map_or_else(Pose::identity, &pose),
+            pose(joint.body2),
         )
     }
 

@@ -272,23 +272,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         // The joints' impulses likewise, from G(q⁺)ᵀ λ to G(q)ᵀ λ.
-        for joint in &self.joints {
+        for (j, joint) in self.joints.iter().enumerate() {
             let n = joint.block.local_count();
             let x = &self.z[joint.offset..joint.offset + n];
-            let pose = |poses: &[crate::geometry::Pose<S>], b: Option<usize>| {
-                b.map_or_else(crate::geometry::Pose::identity, |b| poses[b])
-            };
-            let end_poses = [joint.body1, Some(joint.body2)].map(|b| {
-                b.map_or_else(crate::geometry::Pose::identity, |b| {
-                    self.scene.bodies[b].pose
-                })
-            });
-            let end = joint.block.wrenches(x, &end_poses[0], &end_poses[1]);
-            let begin = joint.block.wrenches(
-                x,
-                &pose(&self.start_poses, joint.body1),
-                &pose(&self.start_poses, Some(joint.body2)),
-            );
+            let (end1, end2) = self.joint_poses(j);
+            let (start1, start2) = self.joint_poses_in(j, |b| self.start_poses[b]);
+            let end = joint.block.wrenches(x, &end1, &end2);
+            let begin = joint.block.wrenches(x, &start1, &start2);
             for (side, b) in [joint.body1, Some(joint.body2)].into_iter().enumerate() {
                 if let Some(r) = b.and_then(|b| self.layout.range(b)) {
                     for (i, row) in r.enumerate() {
@@ -874,14 +864,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// the bodies' current poses, with `M⁻¹ Bᵀ` from `inverse_mass`.
     fn joint_rows(&self, rows: &mut Vec<ProjectionRow>, inverse_mass: &[(f64, [[f64; 3]; 3])]) {
         let mut joint_row = 0;
-        for joint in &self.joints {
+        for (k, joint) in self.joints.iter().enumerate() {
             let bodies = [joint.body1, Some(joint.body2)];
             let sides = bodies.map(|b| b.and_then(|b| self.layout.range(b).map(|r| (b, r.start))));
-            let [pose1, pose2] = bodies.map(|b| {
-                b.map_or_else(crate::geometry::Pose::identity, |b| {
-                    self.scene.bodies[b].pose
-                })
-            });
+            let (pose1, pose2) = self.joint_poses(k);
             joint.block.velocity_rows(&pose1, &pose2, |_, j| {
                 let mut mb = [[0.0; 6]; 2];
                 for (side, entry) in sides.iter().enumerate() {
