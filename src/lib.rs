@@ -13,6 +13,8 @@
 //!   `summary.json` written last and atomically; they take plain data.
 //! * [`joint`]: one bilateral joint's block of the step's MCP (revolute, prismatic, fixed, ball:
 //!   `Θ(q^{ℓ+1}) = 0` with free multipliers), its wrenches and exact Jacobian.
+//! * [`support`]: a planar body's friction on its table (the 2.5D model), its block of the
+//!   step's MCP.
 //! * [`contact`]: one contact's block of the step's MCP (closest points, non-penetration,
 //!   elliptic friction; eq. 15–22, 28–32), its wrench on both bodies and its exact Jacobian.
 //! * [`plot`]: figures on plotters (SVG, PNG): a time-series builder, the standard figures of a
@@ -44,3 +46,4 @@ pub mod scenario;
 pub mod scenes;
 pub mod stepper;
 pub mod study;
+pub mod support;

@@ -415,6 +415,7 @@ fn stepper_refusal(scenario: &scenario::Scenario, e: StepperError) -> String {
             index(body2).map(|i| format!("body[{i}]"))
         }
         StepperError::Settings(_) => Some("solver".to_string()),
+        StepperError::Unsupported(_) => Some("simulation.integrator".to_string()),
     };
     match field {
         Some(field) => scenario.refusal(&field, e.to_string()).to_string(),

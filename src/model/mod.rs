@@ -58,6 +58,7 @@
 //! * [`friction`]: [`Friction`] (`μ`, `e_t`, `e_o`, `e_r`; eq. 5).
 //! * [`joint`]: [`Joint`], [`JointKind`] (bilateral joints; their rows are [`crate::joint`]).
 //! * [`layer`]: [`CompliantLayer`] (a quasi-rigid body's layer, §5) and [`Integrator`].
+//! * [`support`]: [`Support`] (a planar body's friction on its table, the 2.5D model).
 //! * [`scene`]: [`Scene`], [`PairFriction`], [`VelocityLayout`] (where each moving body's twist
 //!   sits in `ν`).
 //! * [`error`]: [`ModelError`], naming the body (or scene item) and the field.
@@ -70,6 +71,7 @@ pub mod joint;
 pub mod kinematics;
 pub mod layer;
 pub mod scene;
+pub mod support;
 
 #[cfg(test)]
 mod tests;
@@ -82,3 +84,4 @@ pub use joint::{Actuator, Joint, JointKind};
 pub use kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
 pub use layer::{CompliantLayer, Integrator};
 pub use scene::{PairFriction, Scene, VelocityLayout};
+pub use support::Support;

@@ -6,6 +6,7 @@ use super::dynamics::Dynamics;
 use super::error::{ModelError, positive_reason};
 use super::friction::Friction;
 use super::joint::Joint;
+use super::support::Support;
 use std::ops::Range;
 
 /// The friction of the contacts between two named bodies (either order), overriding the
@@ -96,6 +97,10 @@ pub struct Scene<S: Dynamics> {
     pub duration: f64,
     /// Bilateral joints (see [`Joint`]); the bodies a joint links do not collide.
     pub joints: Vec<Joint<S>>,
+    /// Support friction of planar bodies on their table (the 2.5D model, see [`Support`]).
+    pub supports: Vec<Support>,
+    /// Pairs of bodies that do not collide (besides those a joint links), `(i, j)`, `i < j`.
+    pub no_collision: Vec<(usize, usize)>,
 }
 
 impl<S: Dynamics> Scene<S> {
@@ -116,6 +121,8 @@ impl<S: Dynamics> Scene<S> {
             time_step,
             duration,
             joints: Vec::new(),
+            supports: Vec::new(),
+            no_collision: Vec::new(),
         };
         scene.validate()?;
         Ok(scene)
@@ -220,6 +227,37 @@ impl<S: Dynamics> Scene<S> {
     /// Whether a joint links bodies `i` and `j` (then their parts do not collide).
     pub fn jointed(&self, i: usize, j: usize) -> bool {
         self.joints.iter().any(|joint| joint.links(i, j))
+    }
+
+    /// The scene with `support` added (built by [`Support::new`] against these bodies).
+    pub fn with_support(mut self, support: Support) -> Self {
+        self.supports.push(support);
+        self
+    }
+
+    /// The scene in which bodies `i` and `j` do not collide (two gripper jaws, say, that a
+    /// stop rule keeps apart). Errors name the body indices if either is out of range or they
+    /// are the same body.
+    pub fn without_collision(mut self, i: usize, j: usize) -> Result<Self, ModelError> {
+        let n = self.bodies.len();
+        if i >= n || j >= n || i == j {
+            return Err(ModelError::scene(
+                &self.name,
+                "no_collision",
+                format!("needs two different bodies of the {n}, got {i} and {j}"),
+            ));
+        }
+        let pair = (i.min(j), i.max(j));
+        if !self.no_collision.contains(&pair) {
+            self.no_collision.push(pair);
+        }
+        Ok(self)
+    }
+
+    /// Whether the parts of bodies `i` and `j` may collide: not when a joint links them or
+    /// the scene excludes the pair.
+    pub fn may_collide(&self, i: usize, j: usize) -> bool {
+        !self.jointed(i, j) && !self.no_collision.contains(&(i.min(j), i.max(j)))
     }
 
     /// The index of the body named `name`.

@@ -707,7 +707,7 @@ fn check_overlaps<S: Space + Dynamics>(cx: Ctx, scene: &Scene<S>) -> R<()> {
         for j in i + 1..bodies.len() {
             let (bi, bj) = (&bodies[i], &bodies[j]);
             // Bodies a joint links never collide (their parts usually overlap at the joint).
-            if (bi.fixed && bj.fixed) || scene.jointed(i, j) {
+            if (bi.fixed && bj.fixed) || !scene.may_collide(i, j) {
                 continue;
             }
             let field = if bj.fixed { i } else { j };

@@ -7,7 +7,7 @@
 //! ball (a half-space ground) is paired with every part of every other body: such parts are
 //! few, so this stays linear in the number of bodies.
 //!
-//! Pairs of bodies linked by a joint are left out: they do not collide.
+//! Pairs of bodies linked by a joint, or excluded by the scene, are left out: they do not collide.
 //!
 //! The inflation only has to be a good guess: the stepper checks after each step that no pair
 //! left out of the step's MCP has overlapping balls at the end of the step, and redoes the step
@@ -120,9 +120,10 @@ impl BroadPhase {
         }
         self.pairs.sort_unstable();
         self.pairs.dedup();
-        // The bodies a joint links do not collide (their parts usually overlap at the joint).
-        if !scene.joints.is_empty() {
-            self.pairs.retain(|&(i, _, j, _)| !scene.jointed(i, j));
+        // The bodies a joint links do not collide (their parts usually overlap at the joint),
+        // nor do pairs the scene excludes.
+        if !scene.joints.is_empty() || !scene.no_collision.is_empty() {
+            self.pairs.retain(|&(i, _, j, _)| scene.may_collide(i, j));
         }
         &self.pairs
     }

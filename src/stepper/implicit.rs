@@ -229,6 +229,7 @@ use crate::mcp::{
 use crate::model::{
     Dynamics, Friction, Gyroscopic, Integrator, RigidBody, Scene, Twist, VelocityLayout,
 };
+use crate::support::{SupportBlock, SupportEval};
 use assembly::BlockView;
 use nalgebra::DMatrix;
 use std::collections::BTreeMap;
@@ -311,6 +312,9 @@ pub enum StepperError {
     /// The solver settings are invalid.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// The scene asks for something the chosen integrator does not model.
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// One contact (a pair of parts that has been within reach): its block, the bodies holding `F`
@@ -388,6 +392,41 @@ impl<S: Dynamics> JointSlot<S> {
     }
 }
 
+/// One support (a planar body's friction on its table): its block, its body, where its
+/// unknowns sit in `z` and, while `z` is laid out anew, their last values.
+#[derive(Debug)]
+struct SupportSlot<S: Dynamics> {
+    block: SupportBlock<S>,
+    body: usize,
+    offset: usize,
+    eval: SupportEval,
+    x: Vec<f64>,
+    positions: Vec<usize>,
+}
+
+impl<S: Dynamics> SupportSlot<S> {
+    fn new(block: SupportBlock<S>) -> Self {
+        Self {
+            body: block.support().body,
+            offset: NO_ENTRY,
+            eval: block.new_eval(),
+            x: vec![0.0; block.local_count()],
+            positions: Vec::new(),
+            block,
+        }
+    }
+
+    fn view<'a>(&'a self, layout: &VelocityLayout) -> BlockView<'a> {
+        BlockView {
+            offset: self.offset,
+            local: self.block.local_count(),
+            bodies: [layout.range(self.body), None],
+            values: &self.eval.values,
+            jacobian: &self.eval.jacobian,
+        }
+    }
+}
+
 /// The state of one joint after a step, for output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JointState {
@@ -418,6 +457,8 @@ pub struct ContactState {
     pub body1: usize,
     /// Body holding `a₂`.
     pub body2: usize,
+    /// The convex part of body 1 (its index in the body's shape) and of body 2 in contact.
+    pub parts: [usize; 2],
     /// Closest point on body 1 (`D` entries).
     pub a1: Vec<f64>,
     /// Closest point on body 2.
@@ -533,6 +574,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     slots: Vec<Slot<S>>,
     /// The scene's joints, in scene order; their multipliers follow the contacts' in `z`.
     joints: Vec<JointSlot<S>>,
+    /// The scene's supports, in scene order; their unknowns follow the joints' in `z`.
+    supports: Vec<SupportSlot<S>>,
     /// The joint actuators' impulses of the step (`ν`-sized scratch).
     actuation: Vec<f64>,
     /// When a step was halved, per joint the sum of its sub-steps' impulses on body 2 (force,
@@ -648,6 +691,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             settings,
             slots: Vec::new(),
             joints: Vec::new(),
+            supports: Vec::new(),
             joint_sums: Vec::new(),
             actuation: vec![0.0; nv],
             active: Vec::new(),
@@ -696,8 +740,22 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .iter()
             .map(|j| JointSlot::new(JointBlock::new(j.clone())))
             .collect();
+        if !stepper.scene.supports.is_empty() && stepper.settings.integrator != Integrator::Euler {
+            return Err(StepperError::Unsupported(
+                "support friction (the 2.5D model) is written for the paper's scheme: use \
+                 `integrator = \"euler\"`"
+                    .into(),
+            ));
+        }
+        stepper.supports = stepper
+            .scene
+            .supports
+            .iter()
+            .filter(|s| s.friction.mu > 0.0)
+            .map(|s| SupportSlot::new(SupportBlock::new(*s)))
+            .collect();
         stepper.update_contacts(stepper.scene.time_step)?;
-        if !stepper.joints.is_empty() {
+        if !stepper.joints.is_empty() || !stepper.supports.is_empty() {
             stepper.rebuild();
         }
         Ok(stepper)
@@ -767,7 +825,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let bodies = &self.scene.bodies;
         for i in 0..bodies.len() {
             for j in i + 1..bodies.len() {
-                if (bodies[i].fixed && bodies[j].fixed) || self.scene.jointed(i, j) {
+                if (bodies[i].fixed && bodies[j].fixed) || !self.scene.may_collide(i, j) {
                     continue;
                 }
                 for pi in 0..bodies[i].shape.parts().len() {
@@ -832,6 +890,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     .copy_from_slice(&self.z[joint.offset..joint.offset + n]);
             }
         }
+        for support in &mut self.supports {
+            if support.offset != NO_ENTRY {
+                let n = support.block.local_count();
+                support
+                    .x
+                    .copy_from_slice(&self.z[support.offset..support.offset + n]);
+            }
+        }
         self.z.truncate(nv);
         self.lower.truncate(nv);
         self.upper.truncate(nv);
@@ -847,6 +913,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
             joint.offset = self.z.len();
             let (lo, hi) = joint.block.bounds();
             self.z.extend_from_slice(&joint.x);
+            self.lower.extend_from_slice(&lo);
+            self.upper.extend_from_slice(&hi);
+        }
+        for support in &mut self.supports {
+            support.offset = self.z.len();
+            let (lo, hi) = support.block.bounds();
+            self.z.extend_from_slice(&support.x);
             self.lower.extend_from_slice(&lo);
             self.upper.extend_from_slice(&hi);
         }
@@ -874,6 +947,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for joint in &self.joints {
             joint.view(&self.layout).pattern_entries(entries);
         }
+        for support in &self.supports {
+            support.view(&self.layout).pattern_entries(entries);
+        }
         let mut pattern = SparseJacobian::default();
         pattern
             .set_pattern(n, entries)
@@ -900,6 +976,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let mut positions = std::mem::take(&mut joint.positions);
             joint.view(&self.layout).positions(&pattern, &mut positions);
             joint.positions = positions;
+        }
+        for support in &mut self.supports {
+            let mut positions = std::mem::take(&mut support.positions);
+            support
+                .view(&self.layout)
+                .positions(&pattern, &mut positions);
+            support.positions = positions;
         }
         self.pattern = Some(pattern);
     }
@@ -1070,10 +1153,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 };
                 let (normal, friction) =
                     output_normal_and_friction::<S>(x, b1, &slot.block, [f0, f1]);
+                let (i, pi, _, pj) = slot.pair;
                 ContactState {
                     id: slot.id,
                     body1: slot.body1,
                     body2: slot.body2,
+                    parts: if slot.body1 == i { [pi, pj] } else { [pj, pi] },
                     a1,
                     a2,
                     gap,
@@ -1910,6 +1995,7 @@ macro_rules! step_problem {
             layout: &$s.layout,
             slots: &mut $s.slots,
             joints: &mut $s.joints,
+            supports: &mut $s.supports,
             active: &$s.active,
             pattern: $s.pattern.as_ref(),
             mass_positions: &$s.mass_positions,
@@ -1932,6 +2018,7 @@ struct StepProblem<'a, S: Dynamics> {
     layout: &'a VelocityLayout,
     slots: &'a mut [Slot<S>],
     joints: &'a mut [JointSlot<S>],
+    supports: &'a mut [SupportSlot<S>],
     /// The contacts of the step (indices into `slots`).
     active: &'a [usize],
     /// The Jacobian's sparse pattern, when the step is large enough to be solved sparsely.
@@ -2013,6 +2100,13 @@ impl<S: Dynamics> StepProblem<'_, S> {
             let x = &z[joint.offset..joint.offset + n];
             joint.block.evaluate(x, &s1, &s2, self.h, &mut joint.eval);
         }
+        for j in 0..self.supports.len() {
+            let step = self.body_step(self.supports[j].body, z);
+            let support = &mut self.supports[j];
+            let n = support.block.local_count();
+            let x = &z[support.offset..support.offset + n];
+            support.block.evaluate(x, &step, self.h, &mut support.eval);
+        }
         self.last_z.clear();
         self.last_z.extend_from_slice(z);
     }
@@ -2059,6 +2153,9 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
         for joint in self.joints.iter() {
             joint.view(self.layout).add_function(f);
         }
+        for support in self.supports.iter() {
+            support.view(self.layout).add_function(f);
+        }
     }
 
     fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian) {
@@ -2090,6 +2187,9 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
         }
         for joint in self.joints.iter() {
             joint.view(self.layout).add_dense(jac);
+        }
+        for support in self.supports.iter() {
+            support.view(self.layout).add_dense(jac);
         }
     }
 
@@ -2136,6 +2236,11 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
         }
         for joint in self.joints.iter() {
             joint.view(self.layout).add_sparse(values, &joint.positions);
+        }
+        for support in self.supports.iter() {
+            support
+                .view(self.layout)
+                .add_sparse(values, &support.positions);
         }
     }
 }

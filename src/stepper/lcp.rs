@@ -705,6 +705,7 @@ impl<S: Dynamics> LcpStepper<S> {
                 quasi_rigid: None,
                 body1: cand.face_body,
                 body2: cand.vertex_body,
+                parts: [cand.face_part, cand.vertex_part],
                 a1: (0..S::DIM).map(|d| c.a1[d]).collect(),
                 a2: (0..S::DIM).map(|d| c.a2[d]).collect(),
                 gap: c.gap + h * rate,
