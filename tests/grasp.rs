@@ -1,0 +1,110 @@
+//! The grasp model of the paper's Example 4 (§6.4) against closed forms: the wedge, and one
+//! grasp from the sweet spot. The study's statistics are the study's own table
+//! (`implicit-contact study grasp`).
+
+use implicit_contact::geometry::Planar;
+use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use implicit_contact::study::grasp::{
+    GEAR, GEAR_RADIUS, GraspModel, GraspOutcome, GraspTrial, grasp_scene, run_trial,
+};
+
+/// The gear's fastest and last vertical speed over `steps` steps with the fingertips touching the disc at
+/// height `y` below its centre (`x = 0`, no support friction, everything at rest).
+fn wedge_speed(y: f64, mu_gripper: f64, steps: usize) -> (f64, f64) {
+    let model = GraspModel {
+        opening: 2.0 * (GEAR_RADIUS * GEAR_RADIUS - y * y).sqrt(),
+        ..GraspModel::default()
+    };
+    let trial = GraspTrial {
+        x: 0.0,
+        y,
+        mu_support: 0.0,
+        mu_gripper,
+    };
+    let scene = grasp_scene(&model, &trial).unwrap();
+    let mut stepper: ImplicitStepper<Planar> =
+        ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+    let (mut fastest, mut last): (f64, f64) = (0.0, 0.0);
+    for k in 0..steps {
+        let report = stepper.step();
+        assert!(
+            report.converged,
+            "y = {y}, μ_g = {mu_gripper}: step {k} failed"
+        );
+        last = stepper.scene.bodies[GEAR].twist.linear.y;
+        if last.abs() > fastest.abs() {
+            fastest = last;
+        }
+    }
+    (fastest, last)
+}
+
+/// The wedge (issue 18): with no support friction and the fingertips at `x = 0`, height `y`
+/// below the centre, each jaw presses along the disc's normal at the angle `φ` below the
+/// horizontal, `sin φ = |y| / R`; the normal forces' upward part `N sin φ` beats the largest
+/// friction `μ_g N cos φ` exactly when `tan φ > μ_g`, and the gear is pushed out of the jaws.
+/// Over a grid of `y` and `μ_g` (no pair within 15 % of the boundary), within 10 ms the gear
+/// either moves up (faster than 1 mm/s: it accelerates at `2F (sin φ − μ cos φ)/m`, some
+/// m/s², until its outermost teeth catch the jaws) or is held: below 1e-9 m/s at the end
+/// (the solve's tolerance over the gear's mass, `1e-10 / 0.03`, is 3e-9) and below 1e-7 m/s
+/// throughout (the first steps settle the contacts, which start exactly touching, to the
+/// tolerance: 1e-8 m/s).
+#[test]
+fn gear_is_pushed_out_exactly_when_tan_phi_exceeds_mu() {
+    for y_mm in [-3.0, -5.0, -8.0, -11.0, -14.0] {
+        let y: f64 = y_mm * 1e-3;
+        let tan_phi = (y.abs() / GEAR_RADIUS).asin().tan();
+        for mu in [0.1, 0.2, 0.3, 0.5, 0.8] {
+            let ratio = tan_phi / mu;
+            if (0.85..1.15).contains(&ratio) {
+                continue;
+            }
+            let (fastest, last) = wedge_speed(y, mu, 10);
+            if tan_phi > mu {
+                assert!(
+                    fastest > 1e-3,
+                    "y = {y_mm} mm, μ_g = {mu}: tan φ = {tan_phi:.3} > μ_g but v_y ≤ {fastest:e}"
+                );
+            } else {
+                assert!(
+                    last.abs() < 1e-9 && fastest.abs() < 1e-7,
+                    "y = {y_mm} mm, μ_g = {mu}: tan φ = {tan_phi:.3} ≤ μ_g but v_y = {last:e} \
+                     (fastest {fastest:e})"
+                );
+            }
+        }
+    }
+}
+
+/// One grasp from the experiment's sweet spot `(0, −11)` mm with friction inside the bounds:
+/// the gear slides up between the jaws and comes to rest held by its outermost teeth,
+/// centred (by symmetry, `x_g` and `θ_g` stay zero to rounding).
+#[test]
+fn sweet_spot_grasp_is_held_by_the_outermost_teeth() {
+    let trial = GraspTrial {
+        x: 0.0,
+        y: -11e-3,
+        mu_support: 0.2,
+        mu_gripper: 0.2,
+    };
+    let result = run_trial(&GraspModel::default(), &trial, |_| {}).unwrap();
+    assert_eq!(result.outcome, GraspOutcome::Success, "{result:?}");
+    assert!(result.gear[1] > 1e-3, "the gear slid up: {result:?}");
+    assert!(result.gear[0].abs() < 1e-9 && result.gear[2].abs() < 1e-6);
+    assert!((result.jaws[0] + result.jaws[1]).abs() < 1e-9);
+}
+
+/// A nearly diametric grasp (`y = −2` mm, `tan φ` = 0.097 below `μ_g`) wedges the gear on the
+/// disc: at rest, held by the disc, a failed grasp.
+#[test]
+fn diametric_grasp_fails() {
+    let trial = GraspTrial {
+        x: 0.0,
+        y: -2e-3,
+        mu_support: 0.2,
+        mu_gripper: 0.2,
+    };
+    let result = run_trial(&GraspModel::default(), &trial, |_| {}).unwrap();
+    assert_eq!(result.outcome, GraspOutcome::WrongHold, "{result:?}");
+    assert_eq!(result.held_by, [vec![0], vec![0]]);
+}
