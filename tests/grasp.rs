@@ -108,3 +108,37 @@ fn diametric_grasp_fails() {
     assert_eq!(result.outcome, GraspOutcome::WrongHold, "{result:?}");
     assert_eq!(result.held_by, [vec![0], vec![0]]);
 }
+
+/// `paper_cases/grasp.toml` is the scene `grasp_scene` builds for the sweet-spot trial
+/// (`μ_s = μ_g = 0.2`): stepped side by side for 300 steps, through the slide and the catch,
+/// the gear's pose agrees to 1e-12 m (the file's decimal numbers are the library's values
+/// printed with 17 digits; their rounding is all that may differ).
+#[test]
+fn scenario_file_is_the_librarys_grasp() {
+    use implicit_contact::scenario::{self, AnyScene};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/paper_cases/grasp.toml");
+    let file = scenario::load(path).unwrap();
+    let AnyScene::Planar(from_file) = file.scene else {
+        panic!("grasp.toml is planar");
+    };
+    let trial = GraspTrial {
+        x: 0.0,
+        y: -11e-3,
+        mu_support: 0.2,
+        mu_gripper: 0.2,
+    };
+    let from_library = grasp_scene(&GraspModel::default(), &trial).unwrap();
+    let settings = StepperSettings::default();
+    let mut a = ImplicitStepper::new(from_file, settings.clone()).unwrap();
+    let mut b = ImplicitStepper::new(from_library, settings).unwrap();
+    for k in 0..300 {
+        assert!(a.step().converged && b.step().converged, "step {k}");
+    }
+    let (pa, pb) = (&a.scene.bodies[GEAR].pose, &b.scene.bodies[GEAR].pose);
+    assert!(pb.position.y > 1e-3, "the gear slid up");
+    assert!(
+        (pa.position - pb.position).norm() < 1e-12,
+        "{pa:?} vs {pb:?}"
+    );
+    assert!((pa.rotation.angle() - pb.rotation.angle()).abs() < 1e-9);
+}

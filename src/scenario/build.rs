@@ -936,6 +936,45 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
         let joint = build_joint::<S>(cx, file, &scene, spec, k)?;
         scene = scene.with_joint(joint);
     }
+    for (k, spec) in file.no_collision.iter().enumerate() {
+        let path = format!("no_collision[{k}]");
+        let i = named_body(cx, &scene, &spec.body1, &format!("{path}.body1"))?;
+        let j = named_body(cx, &scene, &spec.body2, &format!("{path}.body2"))?;
+        if i == j {
+            return Err(cx.err(
+                format!("{path}.body2"),
+                ErrorKind::InvalidValue,
+                format!(
+                    "names `{}` twice: a body cannot touch itself",
+                    cut(&spec.body1)
+                ),
+            ));
+        }
+        scene = scene
+            .without_collision(i, j)
+            .map_err(|e| cx.model(e, &path, &path))?;
+    }
+    for (k, spec) in file.support.iter().enumerate() {
+        let path = format!("support[{k}]");
+        let b = named_body(cx, &scene, &spec.body, &format!("{path}.body"))?;
+        for (key, v) in [
+            ("mu", spec.mu),
+            ("e_t", spec.e_t),
+            ("e_o", spec.e_o),
+            ("e_r", spec.e_r),
+        ] {
+            cx.finite(v, &format!("{path}.{key}"))?;
+        }
+        let normal = match spec.normal_force {
+            Some(n) => cx.finite(n, &format!("{path}.normal_force"))?,
+            None => scene.bodies[b].mass * 9.81,
+        };
+        let friction = Friction::elliptic(spec.mu, spec.e_t, spec.e_o, spec.e_r);
+        let support =
+            crate::model::Support::new(&scene.name, k, b, friction, normal, &scene.bodies)
+                .map_err(|e| cx.model(e, &path, &path))?;
+        scene = scene.with_support(support);
+    }
     check_layers(cx, &scene)?;
     check_overlaps(cx, &scene)?;
     if S::DIM == 3 {
@@ -1016,6 +1055,26 @@ fn default_torsion<S: Dynamics>(file: &ScenarioFile, scene: &mut Scene<S>) {
             }),
         }
     }
+}
+
+/// The index of the body named `name` (field `path`), or an error listing the bodies.
+fn named_body<S: Dynamics>(cx: Ctx, scene: &Scene<S>, name: &str, path: &str) -> R<usize> {
+    scene.body_index(name).ok_or_else(|| {
+        let names: Vec<String> = scene
+            .bodies
+            .iter()
+            .map(|b| format!("`{}`", cut(&b.name)))
+            .collect();
+        cx.err(
+            path,
+            ErrorKind::UnknownBody,
+            format!(
+                "no body is named `{}` (the bodies: {})",
+                cut(name),
+                names.join(", ")
+            ),
+        )
+    })
 }
 
 /// The name of joint `k`: its `name`, or `joint<k>`.
@@ -1430,6 +1489,11 @@ fn lcp_settings(cx: Ctx, file: &ScenarioFile, scene: &AnyScene) -> R<crate::step
             ),
             LcpError::Joint { index, .. } => cx.err(
                 format!("joint[{index}]"),
+                ErrorKind::InvalidValue,
+                e.to_string(),
+            ),
+            LcpError::Support { index, .. } => cx.err(
+                format!("support[{index}]"),
                 ErrorKind::InvalidValue,
                 e.to_string(),
             ),

@@ -40,6 +40,13 @@ pub struct ScenarioFile {
     /// Bilateral joints between two bodies or a body and the world (`[[joint]]`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joint: Vec<JointSpec>,
+    /// Support friction of planar bodies on the table they slide on (`[[support]]`, the 2.5D
+    /// model of [`crate::model::Support`]; 2D only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub support: Vec<SupportSpec>,
+    /// Pairs of bodies that do not collide (`[[no_collision]]`), e.g. two gripper jaws.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_collision: Vec<NoCollisionSpec>,
     /// Which output files a run writes (`summary.json` is always written).
     #[serde(default)]
     pub output: Outputs,
@@ -242,6 +249,39 @@ pub struct PairSpec {
     /// [`FrictionSpec::e_r`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e_r: Option<f64>,
+}
+
+/// `[[support]]`: a planar body's friction on its table ([`crate::model::Support`]): the
+/// paper's friction ellipsoid over `(x, y, spin)` with the normal impulse `N h`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SupportSpec {
+    /// The sliding body's name.
+    pub body: String,
+    /// The coefficient of friction `μ ≥ 0` (0: no support friction).
+    pub mu: f64,
+    /// Semi-axis `e_t > 0` along world `x` (default 1).
+    #[serde(default = "one")]
+    pub e_t: f64,
+    /// Semi-axis `e_o > 0` along world `y` (default 1).
+    #[serde(default = "one")]
+    pub e_o: f64,
+    /// The spin's semi-axis `e_r > 0` (m): the largest friction torque over the largest
+    /// friction force, `2R/3` for a uniformly loaded disc of radius `R`.
+    pub e_r: f64,
+    /// The normal force `N > 0` (N); default the body's mass times 9.81 m/s².
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal_force: Option<f64>,
+}
+
+/// `[[no_collision]]`: two bodies whose parts never collide.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoCollisionSpec {
+    /// One body's name.
+    pub body1: String,
+    /// The other body's name.
+    pub body2: String,
 }
 
 /// `[[joint]]`: a bilateral joint ([`crate::model::Joint`]) given at the bodies' initial poses.

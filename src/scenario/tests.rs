@@ -1067,6 +1067,8 @@ fn spatial_union_scene_round_trips_through_toml() {
             axis: None,
             actuator: None,
         }],
+        support: vec![],
+        no_collision: vec![],
         output: Outputs {
             trajectory: true,
             contacts: false,
@@ -1542,5 +1544,58 @@ fn joints_count_in_the_output_estimate() {
     assert!(
         (difference - joints).abs() < 1e-6 * joints,
         "{difference} vs {joints}"
+    );
+}
+
+/// `[[support]]` and `[[no_collision]]`: the 2.5D support of a planar body and a pair left out
+/// of collision; bad entries name their field.
+#[test]
+fn support_and_no_collision_entries() {
+    let support = "\n[[support]]\nbody = \"disc\"\nmu = 0.3\ne_r = 0.5\n";
+    let pair = "\n[[no_collision]]\nbody1 = \"disc\"\nbody2 = \"ground\"\n";
+    let ok = parse(&format!("{DISC}{support}{pair}"), FILE).unwrap();
+    let AnyScene::Planar(scene) = &ok.scene else {
+        panic!("planar")
+    };
+    assert_eq!(scene.supports.len(), 1);
+    let s = scene.supports[0];
+    assert_eq!((s.body, s.friction.mu, s.friction.e_r), (0, 0.3, 0.5));
+    assert!((s.normal_force - 9.81).abs() < 1e-12, "default m g");
+    assert!(!scene.may_collide(0, 1) && !scene.may_collide(1, 0));
+    expect_error(
+        &format!("{DISC}{}", edit(support, "\"disc\"", "\"puck\"")),
+        ErrorKind::UnknownBody,
+        "support[0].body",
+        &["puck", "`disc`, `ground`"],
+    );
+    expect_error(
+        &format!("{DISC}{support}normal_force = -1.0\n"),
+        ErrorKind::InvalidValue,
+        "support[0].normal_force",
+        &["> 0"],
+    );
+    expect_error(
+        &format!("{DISC}{}", edit(support, "mu = 0.3", "mu = -0.3")),
+        ErrorKind::InvalidValue,
+        "support[0].mu",
+        &["≥ 0"],
+    );
+    expect_error(
+        &format!("{DISC}{}", edit(support, "\"disc\"", "\"ground\"")),
+        ErrorKind::InvalidValue,
+        "support[0].body",
+        &["fixed"],
+    );
+    expect_error(
+        &format!("{BALL}{}", edit(support, "\"disc\"", "\"ball\"")),
+        ErrorKind::InvalidValue,
+        "support[0].body",
+        &["2.5D"],
+    );
+    expect_error(
+        &format!("{DISC}{}", edit(pair, "\"ground\"", "\"disc\"")),
+        ErrorKind::InvalidValue,
+        "no_collision[0].body2",
+        &["twice"],
     );
 }

@@ -180,6 +180,17 @@ pub enum LcpError {
         /// Its name.
         name: String,
     },
+    /// The scene has support friction (the 2.5D model), which the LCP stepper does not model.
+    #[error(
+        "support friction of body `{body}`: the LCP stepper has no support friction (the 2.5D \
+         model needs stepper = \"implicit\", or remove the [[support]] entries)"
+    )]
+    Support {
+        /// The first support's index in the scene.
+        index: usize,
+        /// Its body's name.
+        body: String,
+    },
     /// The polygonal approximation of a part could not be built.
     #[error("body `{body}` part {part}: polygonal approximation failed: {source}")]
     Polytope {
@@ -282,6 +293,12 @@ impl<S: Dynamics> LcpStepper<S> {
             return Err(LcpError::Joint {
                 index: 0,
                 name: joint.name.clone(),
+            });
+        }
+        if let Some(support) = scene.supports.first() {
+            return Err(LcpError::Support {
+                index: 0,
+                body: scene.bodies[support.body].name.clone(),
             });
         }
         let mut parts = Vec::with_capacity(scene.bodies.len());

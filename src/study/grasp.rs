@@ -13,7 +13,14 @@
 //!   tooth 6 (305°) on the right.
 //! * **Each jaw** is the intersection of the two half-planes adjacent to its fingertip vertex
 //!   (eq. 58–61): the right jaw `{ξ_y ≤ y_tip, ξ_x ≥ x_r}`, the left one `{ξ_y ≤ y_tip, ξ_x ≤
-//!   x_l}`. The jaws are the bodies `left_jaw`, `right_jaw`, whose origin is the fingertip.
+//!   x_l}`, closed by a back face 10 mm behind the inside edge and a bottom face 30 mm below the
+//!   top edge (a finger; the gear reaches neither face from the paper's box of starts), and
+//!   cut into three 10 mm squares: a union of polygons, whose parts have bounding balls, so
+//!   the broad phase leaves the gear's far parts out of the step (the unbounded jaw pairs with
+//!   all seven gear parts in every step; the cut makes a trial 2.6 times faster than one
+//!   10 × 30 mm part, with the same outcomes on 109 of 110 test trials; the one that differs
+//!   is a gear that escapes over the fingertips in one and is caught 1.4 mm lower in the
+//!   other). The jaws are the bodies `left_jaw`, `right_jaw`, whose origin is the fingertip.
 //! * **The state** is `(x_g, y_g, θ_g, x_r, x_l)`: the gear is free in the plane, each jaw on a
 //!   prismatic joint along `x` to the world.
 //! * **2.5D dynamics** (Berard et al. 2007): the plane is a horizontal table, so the in-plane
@@ -278,21 +285,31 @@ pub fn gear_shape() -> Result<BodyShape<Planar>, GeometryError> {
 /// `{ξ_y ≤ 0, s ξ_x ≤ 0}` (`s = −1` for the right jaw, which lies at `x ≥ 0`, `+1` for the left
 /// one), closed by the finger's back and bottom faces `width` and `length` away.
 pub fn jaw_shape(side: f64, width: f64, length: f64) -> Result<BodyShape<Planar>, GeometryError> {
-    // As a polygon, the part knows its vertices and so a bounding ball: the broad phase leaves
+    // As polygons, the parts know their vertices and so a bounding ball: the broad phase leaves
     // the pairs out of reach out of the step (the paper's unbounded jaw would pair with every
-    // part of the gear in every step).
+    // part of the gear in every step). The finger is cut into pieces no longer than they are
+    // wide, so that the fingertip's ball is small and the gear's far teeth stay out of it.
     let (lo, hi) = if side > 0.0 {
         (-width, 0.0)
     } else {
         (0.0, width)
     };
-    let corners = [
-        Vector2::new(lo, -length),
-        Vector2::new(hi, -length),
-        Vector2::new(hi, 0.0),
-        Vector2::new(lo, 0.0),
-    ];
-    BodyShape::new("jaw", vec![ConvexPart::polygon(&corners)?])
+    let pieces = (length / width).ceil().max(1.0) as usize;
+    let mut parts = Vec::with_capacity(pieces);
+    for k in 0..pieces {
+        let (top, bottom) = (
+            -length * k as f64 / pieces as f64,
+            -length * (k + 1) as f64 / pieces as f64,
+        );
+        let corners = [
+            Vector2::new(lo, bottom),
+            Vector2::new(hi, bottom),
+            Vector2::new(hi, top),
+            Vector2::new(lo, top),
+        ];
+        parts.push(ConvexPart::polygon(&corners)?);
+    }
+    BodyShape::new("jaw", parts)
 }
 
 /// The scene of one trial: the gear at rest at the origin, the fingertips' centre at

@@ -19,7 +19,10 @@ fn block() -> SupportBlock<Planar> {
 #[test]
 fn jacobian_matches_central_differences() {
     let b = block();
-    let (h, pose) = (1e-3, Pose::<Planar>::planar(0.1, -0.2, 0.3, "disc").unwrap());
+    let (h, pose) = (
+        1e-3,
+        Pose::<Planar>::planar(0.1, -0.2, 0.3, "disc").unwrap(),
+    );
     let mut seed = 7_u64;
     let mut rand = || {
         seed = seed
