@@ -142,3 +142,38 @@ fn scenario_file_is_the_librarys_grasp() {
     );
     assert!((pa.rotation.angle() - pb.rotation.angle()).abs() < 1e-9);
 }
+
+/// Mirror symmetry: the gear's teeth are symmetric about the vertical through its centre (the
+/// printed angles to 1e-6 rad), so a grasp from `(−x, y)` is the mirror image of the one from
+/// `(x, y)`: the same outcome, the same held parts mirrored (tooth `i` ↔ `7 − i`), and the
+/// final gear pose mirrored to 1e-5 m and rad (the angles' rounding, carried through the slide).
+#[test]
+fn mirrored_starts_give_mirrored_grasps() {
+    let model = GraspModel::default();
+    for (x, y, mu_s, mu_g) in [(4e-3, -12e-3, 0.2, 0.2), (7e-3, -16e-3, 0.15, 0.25)] {
+        let run = |x: f64| {
+            let trial = GraspTrial {
+                x,
+                y,
+                mu_support: mu_s,
+                mu_gripper: mu_g,
+            };
+            run_trial(&model, &trial, |_| {}).unwrap()
+        };
+        let (a, b) = (run(x), run(-x));
+        assert_eq!(a.outcome, b.outcome, "{a:?}\n{b:?}");
+        let mirror = |parts: &Vec<usize>| -> Vec<usize> {
+            let mut m: Vec<usize> = parts
+                .iter()
+                .map(|&p| if p == 0 { 0 } else { 7 - p })
+                .collect();
+            m.sort_unstable();
+            m
+        };
+        assert_eq!(a.held_by[0], mirror(&b.held_by[1]), "{a:?}\n{b:?}");
+        assert_eq!(a.held_by[1], mirror(&b.held_by[0]), "{a:?}\n{b:?}");
+        assert!((a.gear[0] + b.gear[0]).abs() < 1e-5, "{a:?}\n{b:?}");
+        assert!((a.gear[1] - b.gear[1]).abs() < 1e-5, "{a:?}\n{b:?}");
+        assert!((a.gear[2] + b.gear[2]).abs() < 1e-5, "{a:?}\n{b:?}");
+    }
+}
