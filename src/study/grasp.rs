@@ -235,6 +235,9 @@ pub struct GraspResult {
     pub jaws: [f64; 2],
     /// The gear parts each jaw (left, right) presses on at the end (0: the disc, 1–6: teeth).
     pub held_by: [Vec<usize>; 2],
+    /// Whether the gear ever pressed on a finger's back or bottom face (which the paper's
+    /// two half-planes do not have): the model's fingers are then not the paper's jaws.
+    pub far_face: bool,
 }
 
 /// Why a trial could not be simulated (counted apart from failed grasps).
@@ -405,6 +408,7 @@ pub fn run_trial(
     let window = (model.still_window / h).ceil() as usize;
     let mut still = 0;
     let mut steps = 0;
+    let mut far_face = false;
     let outcome = loop {
         if steps >= max_steps {
             break GraspOutcome::Timeout;
@@ -422,6 +426,7 @@ pub fn run_trial(
         }
         steps += 1;
         observe(&stepper);
+        far_face |= touches_far_face(&stepper, model);
         let bodies = &stepper.scene.bodies;
         if bodies[RIGHT_JAW].pose.position.x <= bodies[LEFT_JAW].pose.position.x {
             break GraspOutcome::Closed;
@@ -452,6 +457,28 @@ pub fn run_trial(
             bodies[RIGHT_JAW].pose.position.x,
         ],
         held_by,
+        far_face,
+    })
+}
+
+/// Whether a loaded contact between the gear and a jaw lies on a finger's back or bottom face
+/// (its point on the jaw more than a micrometre behind the inside edge's plane or below the top
+/// edge by the finger's length).
+fn touches_far_face(stepper: &ImplicitStepper<Planar>, model: &GraspModel) -> bool {
+    stepper.contacts().iter().any(|c| {
+        if c.normal_impulse <= 0.0 {
+            return false;
+        }
+        let (jaw, point) = if c.body1 == GEAR {
+            (c.body2, &c.a2)
+        } else {
+            (c.body1, &c.a1)
+        };
+        let tip = stepper.scene.bodies[jaw].pose.position;
+        let inward = if jaw == LEFT_JAW { 1.0 } else { -1.0 };
+        let behind = inward * (tip.x - point[0]);
+        let below = tip.y - point[1];
+        behind > model.finger_width - 1e-6 || below > model.finger_length - 1e-6
     })
 }
 
