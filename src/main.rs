@@ -10,7 +10,9 @@ use implicit_contact::scenario::{self, AnyScene, Stepper};
 use implicit_contact::stepper::{
     ImplicitStepper, LcpSettings, LcpStepper, StepperError, TimeStepper,
 };
+use implicit_contact::study::grasp_study;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,7 +21,8 @@ use std::process::ExitCode;
 /// With no command: the main job, the paper cases (Examples 1, 2 and 3) from `paper_cases/`,
 /// their runs written under `runs/`, their figures under `plots/` (both in the current
 /// directory, announced before anything is written), and a table of the paper's claims against
-/// what is measured (`paper main`; `paper all` adds Figure 1's LCP study).
+/// what is measured (`paper main`; `paper all` adds Figure 1's LCP study and Example 4's grasp
+/// study).
 #[derive(Parser)]
 #[command(version, about, after_help = EXAMPLES)]
 struct Cli {
@@ -35,6 +38,8 @@ Examples:
   implicit-contact plot runs/disc_on_plane
   implicit-contact paper sphere_on_two_spheres --out runs --plots plots
   implicit-contact study rolling-disc --out plots
+  implicit-contact study grasp --step-mm 2 --trials 4 --out runs/grasp
+  implicit-contact study grasp --merge shards/* --out runs/grasp
   implicit-contact mcp-suite
   implicit-contact soak --seeds 0..10 --threads 2
   implicit-contact suite pyramid_10 stack --time-limit 30";
@@ -89,9 +94,12 @@ enum Command {
     /// Run the paper's cases, write the paper's figures and print their claims against the
     /// measurements.
     Paper {
-        /// `all`; `main` (all but the rolling-disc study: what runs with no command); or one
-        /// case: disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc, rolling_disc (the LCP
-        /// study of Figure 1, about 10 s on 2 cores).
+        /// `all`; `main` (all but the rolling-disc and grasp studies: what runs with no
+        /// command); or one case: disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc,
+        /// rolling_disc (the LCP study of Figure 1, about 10 s on 2 cores), grasp (Example 4's
+        /// success map, fig10b: drawn from OUT/grasp/grasp_success.csv if it exists, e.g. a
+        /// cluster study merged there; otherwise a reduced study, 2 mm steps and 4 trials per
+        /// cell, is run into OUT/grasp first, about a minute on 2 cores).
         #[arg(default_value = "all")]
         case: String,
         /// Where the scenario files are.
@@ -107,25 +115,37 @@ enum Command {
     /// Solve the MCP reference suite and print a table (solver status, iterations, time).
     McpSuite,
     /// Run a parameter study: `rolling-disc` (the paper's Figure 1: kinetic energy of a
-    /// polygonal disc under the LCP stepper against the implicit circle) or `rocking` (energy
+    /// polygonal disc under the LCP stepper against the implicit circle), `rocking` (energy
     /// and convergence of rocking and rolling bodies under the euler and rattle integrators;
-    /// `--duration` defaults to 10 s there).
+    /// `--duration` defaults to 10 s there) or `grasp` (Example 4's Monte-Carlo study: the
+    /// success rate of the grasp over the fingertips' start; writes grasp_success.csv,
+    /// grasp_trials.csv, fig10b_grasp_success.svg/.png and, last, grasp_study.json into
+    /// --out, and prints a summary and the study's claims).
+    ///
+    /// The grasp study's flags (--step-mm, --trials, --seed, --shard, --model, --x-range-mm,
+    /// --y-range-mm, --merge) apply to it alone. Its files are the same on any number of
+    /// threads, and its shards merged (`--merge`) give the unsharded tables byte for byte.
     Study {
         /// The study.
-        #[arg(value_parser = ["rolling-disc", "rocking"])]
+        #[arg(value_parser = ["rolling-disc", "rocking", "grasp"])]
         name: String,
-        /// Where the scenario files are (the study uses disc_on_plane.toml).
-        #[arg(long, default_value = default_cases())]
-        cases: PathBuf,
-        /// Where the tables (fig1_*.csv) and figures (fig1a_*, fig1b_*) go.
-        #[arg(long, default_value = "plots")]
-        out: PathBuf,
+        /// Where the scenario files are (rolling-disc uses disc_on_plane.toml) [default: the
+        /// crate's paper_cases/].
+        #[arg(long)]
+        cases: Option<PathBuf>,
+        /// Output folder: of the tables (fig1_*.csv) and figures (fig1a_*, fig1b_*) for
+        /// rolling-disc and rocking [default: plots]; of the grasp study's files [default:
+        /// runs/grasp].
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Simulated duration in seconds (default: the paper's 5 s; rocking: 10 s).
         #[arg(long)]
         duration: Option<f64>,
         /// Worker threads (0: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        #[command(flatten)]
+        grasp: GraspArgs,
     },
     /// Run random valid scenes from fixed seeds under the implicit stepper and print a table
     /// per seed (outcome, failed steps, worst residual, penetration, cone violation, energy
@@ -161,6 +181,56 @@ enum Command {
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
     },
+}
+
+/// The flags of `study grasp`.
+#[derive(clap::Args)]
+struct GraspArgs {
+    /// grasp: the grid's spacing in mm [default: 1].
+    #[arg(long, value_name = "S")]
+    step_mm: Option<f64>,
+    /// grasp: trials per cell [default: 10].
+    #[arg(long, value_name = "N")]
+    trials: Option<usize>,
+    /// grasp: the seed of the friction draws [default: 1].
+    #[arg(long, value_name = "K")]
+    seed: Option<u64>,
+    /// grasp: run only the cells whose index mod N is I (0-based), e.g. one task of a
+    /// cluster's job array; merge the shards with --merge.
+    #[arg(long, value_name = "I/N", value_parser = grasp_study::Shard::parse)]
+    shard: Option<grasp_study::Shard>,
+    /// grasp: the model, a TOML file of the grasp model's fields (SI units; any left out keep
+    /// their defaults, e.g. `jaw_force = 3.0`).
+    #[arg(long, value_name = "FILE.toml")]
+    model: Option<PathBuf>,
+    /// grasp: the x range of the fingertips' centre in mm [default: -10,10].
+    #[arg(long, value_name = "LO,HI", allow_hyphen_values = true, value_parser = grasp_study::parse_range_mm)]
+    x_range_mm: Option<[f64; 2]>,
+    /// grasp: the y range in mm [default: -20,0].
+    #[arg(long, value_name = "LO,HI", allow_hyphen_values = true, value_parser = grasp_study::parse_range_mm)]
+    y_range_mm: Option<[f64; 2]>,
+    /// grasp: instead of running, join the shard directories DIR... of one study (all of its
+    /// shards, the same seed, grid, trials and model) into --out.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    merge: Vec<PathBuf>,
+}
+
+impl GraspArgs {
+    /// The flags given that set up a run (and so make no sense for a merge or another study).
+    fn run_flags(&self) -> Vec<&'static str> {
+        [
+            ("--step-mm", self.step_mm.is_some()),
+            ("--trials", self.trials.is_some()),
+            ("--seed", self.seed.is_some()),
+            ("--shard", self.shard.is_some()),
+            ("--model", self.model.is_some()),
+            ("--x-range-mm", self.x_range_mm.is_some()),
+            ("--y-range-mm", self.y_range_mm.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
 }
 
 fn default_cases() -> &'static str {
@@ -208,13 +278,8 @@ fn main() -> ExitCode {
             out,
             duration,
             threads,
-        }) => {
-            if name == "rocking" {
-                rocking_study(&out, duration.unwrap_or(10.0))
-            } else {
-                rolling_disc_study(&cases, &out, duration.unwrap_or(5.0), threads)
-            }
-        }
+            grasp,
+        }) => study(&name, cases, out, duration, threads, grasp),
         Some(Command::Soak {
             seeds,
             threads,
@@ -264,10 +329,10 @@ fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(),
         "quasi_rigid_disc" => paper::example_3(cases, out),
         "disc_on_plane" => paper::example_1(cases, out),
         "sphere_on_two_spheres" => paper::example_2(cases, out),
-        "rolling_disc" => Ok(Vec::new()),
+        "rolling_disc" | "grasp" => Ok(Vec::new()),
         other => {
             return Err(format!(
-                "unknown paper case `{other}` (known: all, main, disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc, rolling_disc)"
+                "unknown paper case `{other}` (known: all, main, disc_on_plane, sphere_on_two_spheres, quasi_rigid_disc, rolling_disc, grasp)"
             ));
         }
     }
@@ -294,8 +359,22 @@ fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(),
         claims.extend(paper::rolling_disc_claims(&data));
         figures.extend(plot::paper_figures::figure_1(&data, plots).map_err(|e| e.to_string())?);
     }
-    println!("The paper's claims (Chakraborty, Berard, Akella & Trinkle, §6) against this run:");
-    print!("{}", paper::format_claims(&claims));
+    let mut grasp_claims = None;
+    if matches!(case, "all" | "grasp") {
+        let done = paper_grasp(out, plots)?;
+        figures.extend(done.figures);
+        grasp_claims = Some(done.claims);
+    }
+    if case != "grasp" {
+        println!(
+            "The paper's claims (Chakraborty, Berard, Akella & Trinkle, §6) against this run:"
+        );
+        print!("{}", paper::format_claims(&claims));
+    }
+    if let Some(g) = &grasp_claims {
+        println!("The grasp study's claims (Example 4, §6.4; reported, not asserted):");
+        print!("{}", grasp_study::format_claims(g));
+    }
     if case != "rolling_disc" {
         println!("Runs written under {}/.", out.display());
     }
@@ -314,6 +393,167 @@ fn paper_cases(case: &str, cases: &Path, out: &Path, plots: &Path) -> Result<(),
     } else {
         Err("some of the paper's claims do not hold (see the table)".into())
     }
+}
+
+/// `paper grasp`: the success map from OUT/grasp, run there first (reduced) if absent.
+fn paper_grasp(out: &Path, plots: &Path) -> Result<grasp_study::PaperGrasp, String> {
+    let table = out.join("grasp").join(grasp_study::SUCCESS_FILE);
+    if table.exists() {
+        eprintln!(
+            "The grasp study (Example 4): drawing the success map from {}.",
+            table.display()
+        );
+    } else {
+        eprintln!(
+            "The grasp study (Example 4): no {} yet, running the reduced study (2 mm steps, 4 trials per cell, seed 1) into {}…",
+            table.display(),
+            out.join("grasp").display()
+        );
+    }
+    let bar = trial_bar(0);
+    let done = grasp_study::paper(out, plots, 0, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let done = done.map_err(|e| e.to_string())?;
+    if let Some(study) = &done.ran {
+        println!("{}", study.summary());
+    }
+    Ok(done)
+}
+
+/// A progress bar over `total` trials with the rate and the time left, drawn on stderr only
+/// when stderr is a terminal.
+fn trial_bar(total: usize) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "grasp [{bar:30}] {pos}/{len} trials, {per_sec}, {elapsed} elapsed, ETA {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// `study NAME`: the grasp study's flags are refused for the others, and the others' for it.
+fn study(
+    name: &str,
+    cases: Option<PathBuf>,
+    out: Option<PathBuf>,
+    duration: Option<f64>,
+    threads: usize,
+    grasp: GraspArgs,
+) -> Result<(), String> {
+    if name == "grasp" {
+        let other: Vec<&str> = [
+            ("--cases", cases.is_some()),
+            ("--duration", duration.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect();
+        if !other.is_empty() {
+            return Err(format!(
+                "{} do{} not apply to `study grasp` (its model is set with --model FILE.toml)",
+                other.join(", "),
+                if other.len() == 1 { "es" } else { "" }
+            ));
+        }
+        return grasp_study_command(
+            &grasp,
+            &out.unwrap_or_else(|| PathBuf::from("runs/grasp")),
+            threads,
+        );
+    }
+    let mut given = grasp.run_flags();
+    if !grasp.merge.is_empty() {
+        given.push("--merge");
+    }
+    if !given.is_empty() {
+        return Err(format!(
+            "{} appl{} only to `study grasp`, not to `study {name}`",
+            given.join(", "),
+            if given.len() == 1 { "ies" } else { "y" }
+        ));
+    }
+    let cases = cases.unwrap_or_else(|| PathBuf::from(default_cases()));
+    let out = out.unwrap_or_else(|| PathBuf::from("plots"));
+    if name == "rocking" {
+        rocking_study(&out, duration.unwrap_or(10.0))
+    } else {
+        rolling_disc_study(&cases, &out, duration.unwrap_or(5.0), threads)
+    }
+}
+
+/// `study grasp`: run (or, with --merge, join the shards of) the grasp study into `out`.
+fn grasp_study_command(args: &GraspArgs, out: &Path, threads: usize) -> Result<(), String> {
+    let study = if args.merge.is_empty() {
+        let defaults = grasp_study::GraspStudyConfig::default();
+        let model = match &args.model {
+            Some(path) => grasp_study::load_model(path).map_err(|e| e.to_string())?,
+            None => defaults.model,
+        };
+        let config = grasp_study::GraspStudyConfig {
+            model,
+            grid: grasp_study::Grid {
+                step_mm: args.step_mm.unwrap_or(defaults.grid.step_mm),
+                x_range_mm: args.x_range_mm.unwrap_or(defaults.grid.x_range_mm),
+                y_range_mm: args.y_range_mm.unwrap_or(defaults.grid.y_range_mm),
+            },
+            trials: args.trials.unwrap_or(defaults.trials),
+            seed: args.seed.unwrap_or(defaults.seed),
+            threads,
+            shard: args.shard.unwrap_or(defaults.shard),
+        };
+        config.validate().map_err(|e| e.to_string())?;
+        let cells = config.shard_cells().len();
+        let total = cells * config.trials;
+        let shard = if config.shard.count > 1 {
+            format!(" (shard {} of {})", config.shard, config.grid.cells())
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "grasp study: {cells} cell{}{shard} × {} trial{} = {total} trials, seed {}, into {}",
+            if cells == 1 { "" } else { "s" },
+            config.trials,
+            if config.trials == 1 { "" } else { "s" },
+            config.seed,
+            out.display()
+        );
+        let bar = trial_bar(total);
+        let study = grasp_study::run_study(&config, |done, _| bar.set_position(done as u64));
+        bar.finish_and_clear();
+        study
+    } else {
+        let given = args.run_flags();
+        if !given.is_empty() {
+            return Err(format!(
+                "--merge takes the study's settings from its shards: drop {}",
+                given.join(", ")
+            ));
+        }
+        eprintln!(
+            "grasp study: merging {} shard directories into {}",
+            args.merge.len(),
+            out.display()
+        );
+        grasp_study::merge(&args.merge)
+    }
+    .map_err(|e| e.to_string())?;
+    let written = study.write(out).map_err(|e| e.to_string())?;
+    println!("{}", study.summary());
+    println!("Claims about the success map (reported, not asserted):");
+    print!("{}", grasp_study::format_claims(&study.claims()));
+    let names: Vec<String> = written
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    println!("Written into {}: {}.", out.display(), names.join(", "));
+    Ok(())
 }
 
 /// The switches of `run`.

@@ -26,6 +26,7 @@
 
 pub mod animate;
 pub mod figure;
+pub mod grasp_map;
 pub mod paper_figures;
 pub mod run_data;
 pub mod standard;

@@ -123,16 +123,16 @@
 //! body2 = "dumbbell"
 //! mu = 0.2                       # e_t, e_o, e_r optional, defaults as in [friction]
 //!
-//! [[support]]                    # optional, 2D only: a planar body's friction on the table it
-//! body = "puck"                  #   slides on (the 2.5D model, paper §6.4): the ellipsoid
-//! mu = 0.2                       #   (p_x/e_t)² + (p_y/e_o)² + (p_τ/e_r)² ≤ (μ N h)² at its
-//! e_r = 0.0138                   #   centre of mass; e_r (m) required (2R/3 for a uniformly
-//! # e_t = 1.0, e_o = 1.0         #   loaded disc of radius R), e_t, e_o default 1; normal_force
+//! # [[support]]                  # optional, 2D only: a planar body's friction on the table it
+//! # body = "puck"                #   slides on (the 2.5D model, paper §6.4): the ellipsoid
+//! # mu = 0.2                     #   (p_x/e_t)² + (p_y/e_o)² + (p_τ/e_r)² ≤ (μ N h)² at its
+//! # e_r = 0.0138                 #   centre of mass; e_r (m) required (2R/3 for a uniformly
+//! # e_t = 1.0                    #   loaded disc of radius R), e_t, e_o default 1; normal_force
 //! # normal_force = 0.294         #   N default mass × 9.81. Implicit stepper, euler only.
 //!
-//! [[no_collision]]               # optional: two bodies whose parts never collide
-//! body1 = "left_jaw"
-//! body2 = "right_jaw"
+//! # [[no_collision]]             # optional: two bodies whose parts never collide (e.g. the
+//! # body1 = "left_jaw"           #   jaws of a gripper)
+//! # body2 = "right_jaw"
 //!
 //! [output]                       # optional: what a run writes (summary.json always)
 //! trajectory = true              # trajectory.csv, default true

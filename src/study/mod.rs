@@ -2,6 +2,7 @@
 //! polygonal disc under the LCP stepper against the implicit circle).
 
 pub mod grasp;
+pub mod grasp_study;
 pub mod rocking;
 pub mod rolling_disc;
 pub mod soak;
