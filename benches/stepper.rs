@@ -132,11 +132,37 @@ fn scaling(c: &mut Criterion) {
     bench_case(c, "disc_row_32_friction", scene);
 }
 
+/// Example 4: whole grasp trials (issue 18's target: ≤ 50 ms each on one core), from the
+/// sweet spot (slide, catch on the outermost teeth), a near-diametric start (wedged on the
+/// disc) and an off-centre start caught by an inner tooth.
+fn grasp(c: &mut Criterion) {
+    use implicit_contact::study::grasp::{GraspModel, GraspTrial, run_trial};
+    let model = GraspModel::default();
+    let mut group = c.benchmark_group("grasp_trial");
+    group.sample_size(10);
+    for (name, x, y) in [
+        ("sweet_spot", 0.0, -11e-3),
+        ("diametric", 0.0, -2e-3),
+        ("inner_tooth", 7e-3, -16e-3),
+    ] {
+        let trial = GraspTrial {
+            x,
+            y,
+            mu_support: 0.2,
+            mu_gripper: 0.2,
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| run_trial(&model, &trial, |_| {}).unwrap())
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = paper_cases, boxes, joints, scaling
+    targets = paper_cases, boxes, joints, scaling, grasp
 }
 criterion_main!(benches);
