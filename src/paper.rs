@@ -491,7 +491,6 @@ pub fn rigid_cases(cases: &Path, out_dir: &Path) -> Result<Vec<Claim>, PaperErro
 
 /// The claims as a text table, each column as wide as its longest entry.
 pub fn format_claims(claims: &[Claim]) -> String {
-    let header = ["case", "paper's claim", "measured", "holds"];
     let rows: Vec<[&str; 4]> = claims
         .iter()
         .map(|c| {
@@ -504,6 +503,12 @@ pub fn format_claims(claims: &[Claim]) -> String {
             ]
         })
         .collect();
+    claims_table(["case", "paper's claim", "measured", "holds"], &rows)
+}
+
+/// A four-column text table under `header`, each column as wide as its longest entry (the
+/// paper's claims, the studies' claims).
+pub fn claims_table(header: [&str; 4], rows: &[[&str; 4]]) -> String {
     let width = |k: usize| {
         rows.iter()
             .map(|r| r[k].chars().count())
@@ -513,7 +518,7 @@ pub fn format_claims(claims: &[Claim]) -> String {
     };
     let widths = [width(0), width(1), width(2)];
     let mut out = String::new();
-    for row in std::iter::once(header).chain(rows) {
+    for row in std::iter::once(&header).chain(rows) {
         for (k, w) in widths.iter().enumerate() {
             let pad = w - row[k].chars().count();
             out.push_str(row[k]);

@@ -379,7 +379,12 @@ pub fn render(fig: &Figure, path: &Path) -> Result<(), PlotError> {
 }
 
 /// Writes an RGB buffer as PNG (through the `image` encoder plotters already builds on).
-fn write_png(path: &Path, size: (u32, u32), rgb: &[u8], dpi: Option<u32>) -> Result<(), PlotError> {
+pub(crate) fn write_png(
+    path: &Path,
+    size: (u32, u32),
+    rgb: &[u8],
+    dpi: Option<u32>,
+) -> Result<(), PlotError> {
     // Same as plotters' own PNG output, but with the error naming the file.
     let file =
         std::fs::File::create(path).map_err(|e| PlotError::io(path, "create the figure", e))?;

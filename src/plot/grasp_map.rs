@@ -193,7 +193,7 @@ pub fn render(map: &SuccessMap, path: &Path) -> Result<(), PlotError> {
                 draw(&root, map, Px(PNG_SCALE)).map_err(|e| PlotError::draw(path, e))?;
                 root.present().map_err(|e| PlotError::draw(path, e))?;
             }
-            write_png(path, size, &buffer)
+            super::figure::write_png(path, size, &buffer, Some(PNG_DPI))
         }
         _ => Err(PlotError::Format {
             path: path.to_path_buf(),
@@ -211,33 +211,6 @@ pub fn save(map: &SuccessMap, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, Pl
         written.push(path);
     }
     Ok(written)
-}
-
-/// An RGB buffer as PNG, marked [`PNG_DPI`], smallest files, deterministic.
-fn write_png(path: &Path, size: (u32, u32), rgb: &[u8]) -> Result<(), PlotError> {
-    let file =
-        std::fs::File::create(path).map_err(|e| PlotError::io(path, "create the figure", e))?;
-    let mut w = std::io::BufWriter::new(file);
-    let mut enc = png::Encoder::new(&mut w, size.0, size.1);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.set_compression(png::Compression::Best);
-    let per_metre = (PNG_DPI as f64 / 0.0254).round() as u32;
-    enc.set_pixel_dims(Some(png::PixelDimensions {
-        xppu: per_metre,
-        yppu: per_metre,
-        unit: png::Unit::Meter,
-    }));
-    let mut writer = enc
-        .write_header()
-        .map_err(|e| PlotError::draw(path, format!("PNG header: {e}")))?;
-    writer
-        .write_image_data(rgb)
-        .map_err(|e| PlotError::draw(path, format!("PNG data: {e}")))?;
-    writer
-        .finish()
-        .map_err(|e| PlotError::draw(path, format!("PNG end: {e}")))?;
-    std::io::Write::flush(&mut w).map_err(|e| PlotError::io(path, "write the figure", e))
 }
 
 type DrawResult = Result<(), String>;

@@ -2140,7 +2140,6 @@ fn diametric(grid: &Grid, by_cell: &HashMap<usize, &CellCounts>) -> GraspClaim {
 
 /// The claims as a text table (as [`crate::paper::format_claims`], with `not run`).
 pub fn format_claims(claims: &[GraspClaim]) -> String {
-    let header = ["case", "claim", "measured", "holds"];
     let rows: Vec<[&str; 4]> = claims
         .iter()
         .map(|c| {
@@ -2152,24 +2151,7 @@ pub fn format_claims(claims: &[GraspClaim]) -> String {
             ]
         })
         .collect();
-    let width = |k: usize| {
-        rows.iter()
-            .map(|r| r[k].chars().count())
-            .chain([header[k].chars().count()])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths = [width(0), width(1), width(2)];
-    let mut out = String::new();
-    for row in std::iter::once(header).chain(rows) {
-        for (k, w) in widths.iter().enumerate() {
-            out.push_str(row[k]);
-            out.push_str(&" ".repeat(w - row[k].chars().count() + 2));
-        }
-        out.push_str(row[3]);
-        out.push('\n');
-    }
-    out
+    crate::paper::claims_table(["case", "claim", "measured", "holds"], &rows)
 }
 
 /// What `implicit-contact paper grasp` did.
