@@ -329,16 +329,16 @@ impl Figure {
 
 /// Pixel sizes of one rendering: the style's, times the rendering's scale.
 #[derive(Clone, Copy)]
-struct Px(f64);
+pub(crate) struct Px(pub(crate) f64);
 
 impl Px {
-    fn i(self, v: f64) -> i32 {
+    pub(crate) fn i(self, v: f64) -> i32 {
         (v * self.0).round() as i32
     }
-    fn u(self, v: f64) -> u32 {
+    pub(crate) fn u(self, v: f64) -> u32 {
         (v * self.0).round().max(1.0) as u32
     }
-    fn f(self, v: f64) -> f64 {
+    pub(crate) fn f(self, v: f64) -> f64 {
         v * self.0
     }
 }

@@ -10,6 +10,7 @@
 //! larger and marked 300 dpi. The same map gives byte-identical files.
 
 use super::PlotError;
+use super::figure::Px;
 use super::style::{self, FAMILY};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -106,22 +107,6 @@ pub fn viridis(t: f64) -> RGBColor {
 fn text_color(c: RGBColor) -> RGBColor {
     let luminance = 0.2126 * c.0 as f64 + 0.7152 * c.1 as f64 + 0.0722 * c.2 as f64;
     if luminance > 128.0 { BLACK } else { WHITE }
-}
-
-/// Sizes of one rendering (SVG units times the scale).
-#[derive(Clone, Copy)]
-struct Px(f64);
-
-impl Px {
-    fn i(self, v: f64) -> i32 {
-        (v * self.0).round() as i32
-    }
-    fn u(self, v: f64) -> u32 {
-        (v * self.0).round().max(1.0) as u32
-    }
-    fn f(self, v: f64) -> f64 {
-        v * self.0
-    }
 }
 
 /// Half a cell's side (mm).
