@@ -6,29 +6,11 @@ use super::error::{ModelError, positive_reason};
 use super::friction::Friction;
 use super::kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
 use super::layer::CompliantLayer;
+use super::spatial::{Twist, Wrench};
 use crate::geometry::{BodyShape, Pose};
 use nalgebra::DMatrix;
 use std::fmt;
-use std::ops::Add;
 use std::sync::Arc;
-
-/// Linear and angular velocity `ν = (v, ω)`, `ω` in the world frame (2D: `(v_x, v_y, ω)`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Twist<S: Dynamics> {
-    /// The velocity `v` of the body origin.
-    pub linear: S::Vector,
-    /// The angular velocity `ω` (world frame; a 1-vector in 2D).
-    pub angular: S::Angular,
-}
-
-/// A force and a torque about the body origin (world frame), or their impulses `h λ`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Wrench<S: Dynamics> {
-    /// The force (or linear impulse / linear momentum).
-    pub force: S::Vector,
-    /// The torque about the body origin (or angular impulse / angular momentum).
-    pub torque: S::Angular,
-}
 
 /// What a controller sees of a body: its pose and twist at the start of the step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,92 +24,6 @@ pub struct BodyState<S: Dynamics> {
 /// A time-dependent applied wrench `(t, state) ↦ (F, τ)`, evaluated at the start of each step
 /// (paper eq. 21: applied forces are taken at `t_ℓ`). It must return finite values.
 pub type Controller<S> = Arc<dyn Fn(f64, &BodyState<S>) -> Wrench<S> + Send + Sync>;
-
-impl<S: Dynamics> Twist<S> {
-    /// The twist `(v, ω)`.
-    pub fn new(linear: S::Vector, angular: S::Angular) -> Self {
-        Self { linear, angular }
-    }
-
-    /// The zero twist.
-    pub fn zero() -> Self {
-        Self::new(S::zero_vector(), S::zero_angular())
-    }
-
-    /// The twist from the `DOF` numbers `(v, ω)` of a slice of the global `ν` (panics if the
-    /// slice is shorter than `S::DOF`).
-    pub fn from_slice(nu: &[f64]) -> Self {
-        Self::new(
-            S::vector_from_fn(|i| nu[i]),
-            S::angular_from_fn(|i| nu[S::DIM + i]),
-        )
-    }
-
-    /// Writes `(v, ω)` into the first `S::DOF` entries of `out`.
-    pub fn write_to(&self, out: &mut [f64]) {
-        write_pair::<S>(&self.linear, &self.angular, out);
-    }
-
-    /// True if every component is finite.
-    pub fn is_finite(&self) -> bool {
-        S::is_finite(&self.linear) && S::angular_is_finite(&self.angular)
-    }
-
-    /// The velocity `v + ω × r` of the material point at `r` from the body origin (world
-    /// frame; 2D: `v + ω (−r_y, r_x)`).
-    pub fn point_velocity(&self, r: &S::Vector) -> S::Vector {
-        self.linear + S::angular_cross(&self.angular, r)
-    }
-}
-
-impl<S: Dynamics> Wrench<S> {
-    /// The wrench `(F, τ)`.
-    pub fn new(force: S::Vector, torque: S::Angular) -> Self {
-        Self { force, torque }
-    }
-
-    /// The zero wrench.
-    pub fn zero() -> Self {
-        Self::new(S::zero_vector(), S::zero_angular())
-    }
-
-    /// The wrench `(F, r × F)` about the body origin of the force `F` applied at `r` from it
-    /// (2D: `r × F = r_x F_y − r_y F_x`). Its power on a twist equals `F · (v + ω × r)`.
-    pub fn from_force_at(force: S::Vector, r: &S::Vector) -> Self {
-        Self::new(force, S::cross(r, &force))
-    }
-
-    /// Writes `(F, τ)` into the first `S::DOF` entries of `out`.
-    pub fn write_to(&self, out: &mut [f64]) {
-        write_pair::<S>(&self.force, &self.torque, out);
-    }
-
-    /// The wrench scaled by `k` (e.g. a force times `h`, an impulse).
-    pub fn scaled(&self, k: f64) -> Self {
-        Self::new(self.force * k, self.torque * k)
-    }
-
-    /// True if every component is finite.
-    pub fn is_finite(&self) -> bool {
-        S::is_finite(&self.force) && S::angular_is_finite(&self.torque)
-    }
-}
-
-impl<S: Dynamics> Add for Wrench<S> {
-    type Output = Self;
-    fn add(self, rhs: Self) -> Self {
-        Self::new(self.force + rhs.force, self.torque + rhs.torque)
-    }
-}
-
-fn write_pair<S: Dynamics>(a: &S::Vector, b: &S::Angular, out: &mut [f64]) {
-    for i in 0..S::DIM {
-        out[i] = a[i];
-    }
-    for i in 0..S::ANGULAR_DIM {
-        out[S::DIM + i] = b[i];
-    }
-}
 
 /// A rigid body (paper §3): mass `m`, body-frame inertia `I_b` about the body origin (which is
 /// the centre of mass), pose `(c, R)`, twist `(v, ω)` with `ω` in the world frame, shape, and

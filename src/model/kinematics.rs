@@ -13,8 +13,8 @@
 //! derivative with respect to the twist by [`PoseStepJacobian::chain_gradient`] and
 //! [`PoseStepJacobian::chain_jacobian`].
 
-use super::body::Twist;
 use super::dynamics::Dynamics;
+use super::spatial::Twist;
 use crate::geometry::Pose;
 
 /// The end-of-step pose `(c + h v, exp(h ω) ∘ R)` of a body at `pose` moving with `twist` for

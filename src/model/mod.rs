@@ -67,21 +67,25 @@ pub mod body;
 pub mod dynamics;
 pub mod error;
 pub mod friction;
+pub mod integrator;
 pub mod joint;
 pub mod kinematics;
 pub mod layer;
 pub mod scene;
+pub mod spatial;
 pub mod support;
 
 #[cfg(test)]
 mod tests;
 
-pub use body::{BodyState, Controller, RigidBody, Twist, Wrench};
+pub use body::{BodyState, Controller, RigidBody};
 pub use dynamics::{Dynamics, Gyroscopic, left_jacobian_so3};
 pub use error::ModelError;
 pub use friction::Friction;
+pub use integrator::Integrator;
 pub use joint::{Actuator, Joint, JointKind};
 pub use kinematics::{PoseStepJacobian, end_of_step_jacobian, end_of_step_pose};
-pub use layer::{CompliantLayer, Integrator};
+pub use layer::CompliantLayer;
 pub use scene::{PairFriction, Scene, VelocityLayout};
+pub use spatial::{Twist, Wrench, apply_inverse_mass, inverse_inertia};
 pub use support::Support;

@@ -1,11 +1,12 @@
 //! A scene: the bodies, gravity, friction, time step and duration of one simulation, and the
 //! layout of the global velocity vector `ν`.
 
-use super::body::{RigidBody, Twist};
+use super::body::RigidBody;
 use super::dynamics::Dynamics;
 use super::error::{ModelError, positive_reason};
 use super::friction::Friction;
 use super::joint::Joint;
+use super::spatial::Twist;
 use super::support::Support;
 use std::ops::Range;
 

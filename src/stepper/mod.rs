@@ -6,11 +6,11 @@
 pub mod broad_phase;
 pub mod implicit;
 pub mod lcp;
+pub mod report;
 
-pub use implicit::{
-    ContactState, ImplicitStepper, JointState, StepReport, StepperError, StepperSettings,
-};
+pub use implicit::{ImplicitStepper, StepperError, StepperSettings};
 pub use lcp::{LcpError, LcpSettings, LcpStepper};
+pub use report::{ContactState, JointState, StepReport};
 
 use crate::model::{Dynamics, Scene};
 

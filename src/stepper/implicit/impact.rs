@@ -14,8 +14,8 @@
 //! finds the step's solution, friction and all.
 
 use super::ImplicitStepper;
-use super::second_order::{apply_inverse_mass, inverse_inertia};
 use crate::model::{Dynamics, Integrator, Twist, Wrench};
+use crate::model::{apply_inverse_mass, inverse_inertia};
 
 /// Closings shallower than this (m) are left to the solver (rounding of a resting contact).
 const CLOSING: f64 = 1e-9;

@@ -7,7 +7,7 @@
 
 use super::ImplicitStepper;
 use crate::mcp::SparseLu;
-use crate::model::{Dynamics, Twist};
+use crate::model::{Dynamics, Twist, apply_inverse_mass, inverse_inertia};
 use nalgebra::{DMatrix, DVector};
 
 /// A contact is sticking (its tangential and torsional velocity constraints are projected on)
@@ -931,59 +931,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         self.kick = scratch;
     }
-}
-
-/// `I⁻¹` of a symmetric positive-definite `A × A` inertia (`A` ≤ 3), padded to `3 × 3`:
-/// Gauss–Jordan without pivoting, which the diagonal dominance of an inertia permits in
-/// principle axes and positive definiteness permits in any axes.
-pub(super) fn inverse_inertia<S: Dynamics>(inertia: &S::AngularMatrix) -> [[f64; 3]; 3] {
-    let a = S::ANGULAR_DIM;
-    let mut m = [[0.0; 6]; 3];
-    for i in 0..a {
-        for j in 0..a {
-            m[i][j] = inertia[(i, j)];
-        }
-        m[i][a + i] = 1.0;
-    }
-    for c in 0..a {
-        let p = m[c][c];
-        for x in m[c].iter_mut() {
-            *x /= p;
-        }
-        for r in 0..a {
-            if r != c {
-                let f = m[r][c];
-                let pivot_row = m[c];
-                for (x, y) in m[r].iter_mut().zip(pivot_row) {
-                    *x -= f * y;
-                }
-            }
-        }
-    }
-    let mut out = [[0.0; 3]; 3];
-    for i in 0..a {
-        for j in 0..a {
-            out[i][j] = m[i][a + j];
-        }
-    }
-    out
-}
-
-/// `M⁻¹ w` of one body (`w`: force then moment, `S::DOF` entries), `M = diag(m I, I_w)`.
-pub(super) fn apply_inverse_mass<S: Dynamics>(
-    inv_m: f64,
-    inv_i: &[[f64; 3]; 3],
-    w: &[f64],
-) -> [f64; 6] {
-    let (d, a) = (S::DIM, S::ANGULAR_DIM);
-    let mut out = [0.0; 6];
-    for i in 0..d {
-        out[i] = inv_m * w[i];
-    }
-    for i in 0..a {
-        out[d + i] = (0..a).map(|k| inv_i[i][k] * w[d + k]).sum();
-    }
-    out
 }
 
 /// The contact block's tangent basis for the normal `n` and the tangent reference `e`: 2D

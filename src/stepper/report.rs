@@ -1,0 +1,120 @@
+//! What a step reports, for output and diagnostics: the step's solve ([`StepReport`]) and the
+//! state of each contact ([`ContactState`]) and joint ([`JointState`]) after it. Both steppers
+//! write them; the run loop and the output read nothing else of a stepper's internals.
+
+use crate::mcp::SolveReport;
+use std::time::Duration;
+
+/// The state of one joint after a step, for output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointState {
+    /// The joint's index in the scene.
+    pub index: usize,
+    /// Body 1 (`None`: the world).
+    pub body1: Option<usize>,
+    /// Body 2.
+    pub body2: usize,
+    /// The joint's impulse on body 2 over the step (`D` entries, world frame; body 1 receives
+    /// its opposite): the force at the anchor times `h`.
+    pub impulse: Vec<f64>,
+    /// The joint's angular impulse on body 2 about its anchor over the step (`A` entries).
+    pub moment: Vec<f64>,
+    /// The joint's largest row `|Θ|` at the bodies' poses (see [`crate::joint::JointBlock::drift`]).
+    pub drift: f64,
+    /// The joint actuator's force or torque at the bodies' current state (the one it applies
+    /// over the next step), `None` without an actuator.
+    pub actuator: Option<f64>,
+}
+
+/// The state of one contact after a step, for output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactState {
+    /// Stable contact number: the order in which the pair first came within reach.
+    pub id: usize,
+    /// Body holding `a₁` (the paper's object `F`).
+    pub body1: usize,
+    /// Body holding `a₂`.
+    pub body2: usize,
+    /// The convex part of body 1 (its index in the body's shape) and of body 2 in contact.
+    pub parts: [usize; 2],
+    /// Closest point on body 1 (`D` entries).
+    pub a1: Vec<f64>,
+    /// Closest point on body 2.
+    pub a2: Vec<f64>,
+    /// Signed distance in metres: `‖a₂ − a₁‖` apart or touching; when `a₂` lies inside `F`
+    /// (overlap within the solve's tolerance: then `l₁ = 0` and `a₁ = a₂`), minus its depth
+    /// below `F`'s surface along `F`'s normal ([`crate::geometry::depth_below_surface`]),
+    /// never a value of `f`, whose scale depends on the shape.
+    pub gap: f64,
+    /// Normal impulse `p_n`.
+    pub normal_impulse: f64,
+    /// Magnitude of the tangential impulse `‖(p_t, p_o)‖`.
+    pub friction_impulse: f64,
+    /// Torsional impulse `p_r` (0 in 2D).
+    pub torsion_impulse: f64,
+    /// The unit contact normal `n` (`D` entries), from body 1 towards body 2: body 2 receives
+    /// `+p_n n`. Implicit stepper: `∇f(a₁)/‖∇f(a₁)‖` at the end of the step; LCP: the face's
+    /// normal found at the start of the step. Added for the output's vectors and forces.
+    pub normal: Vec<f64>,
+    /// The friction impulse as a world vector (`D` entries) received by body 2 (body 1 receives
+    /// its opposite); its length is [`friction_impulse`](Self::friction_impulse). Implicit
+    /// stepper: `p_t t + p_o o` in the step's tangent basis at the end-of-step normal (a halved
+    /// step sums its sub-steps' components, each in its own basis, which turns by `O(h)`).
+    pub friction: Vec<f64>,
+    /// `σ`, the slip measure of the friction law (meaningful only when `p_n > 0`).
+    pub sigma: f64,
+    /// End-of-step penetration in metres, `max(0, −gap)` (zero up to the solve's tolerance).
+    /// Quasi-rigid contacts: the overlap beyond the layer's deflection (of the shifted
+    /// surface `f + δ̄_n = 0` for a compliant `F`), to first order `max(0, −f(a₂)) / ‖∇f(a₂)‖`;
+    /// the layer's own compression is `−gap`.
+    pub penetration: f64,
+    /// Quasi-rigid contacts: deflection, spring and core impulses, elastic energy (then
+    /// `normal_impulse = p_ns + p_nr` and `gap = ‖a₂ − a₁‖ − δ_n`, negative while the layer is
+    /// compressed).
+    pub quasi_rigid: Option<crate::contact::QuasiRigidState>,
+}
+
+/// What one step did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepReport {
+    /// The solver report of the step (of its last sub-step when it was split).
+    pub solve: SolveReport,
+    /// Newton iterations over all attempts of the step.
+    pub newton_iterations: usize,
+    /// Worst natural residual over its sub-steps.
+    pub residual: f64,
+    /// Number of halvings used (0: solved at once).
+    pub retries: usize,
+    /// Whether the step (all its sub-steps) converged and was applied.
+    pub converged: bool,
+    /// Why the step failed other than by not converging (a contact that could not be set up).
+    pub failure: Option<String>,
+    /// Contacts in the step's MCP, and how many times the step was redone because a pair
+    /// out of it came within reach.
+    pub contacts: usize,
+    /// Redos for pairs the broad phase had left out.
+    pub redos: usize,
+    /// Wall time of the step.
+    pub wall_time: Duration,
+    /// The kinetic energy the RATTLE integrator's energy projection added (negative: removed)
+    /// in this step, in J; zero for other integrators and steps that do work.
+    pub energy_projection: f64,
+}
+
+impl StepReport {
+    /// A report of a step not yet taken, for the solver `kind`.
+    pub fn new(kind: crate::mcp::SolverKind) -> Self {
+        Self {
+            solve: SolveReport::new(kind),
+            newton_iterations: 0,
+            residual: 0.0,
+            retries: 0,
+            converged: false,
+            failure: None,
+            contacts: 0,
+            redos: 0,
+            wall_time: Duration::ZERO,
+            energy_projection: 0.0,
+        }
+    }
+}
