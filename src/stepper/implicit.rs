@@ -212,7 +212,7 @@
 //! # Failure policy
 //!
 //! A step whose solve does not converge is retried as two half steps, recursively up to
-//! [`StepperSettings::max_halvings`]; if that fails too, [`ImplicitStepper::step`] returns the
+//! [`StepperSettings::max_halvings`] (the policy of both steppers, `stepper::halving`); if that fails too, [`ImplicitStepper::step`] returns the
 //! failure and the scene is left at the last converged state. A non-converged step is never
 //! applied. Above the last depth only the first solver of the order (the path search) is
 //! tried; the dense fallbacks run at the last depth, where halving has nothing left to offer.
@@ -1259,7 +1259,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.kick.loaded_at_step.clone_from(&self.kick.loaded);
         loop {
             report.contacts = self.active.len();
-            report.converged = self.advance(h, 0, &mut report);
+            report.converged = super::halving::advance(self, h, 0, &mut report);
             // At most a few redos: each adds the pairs whose balls overlap at the end.
             if !report.converged || report.redos >= 3 || !self.missed_pairs() {
                 break;
@@ -1302,9 +1302,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         report
     }
 
-    /// Advances by `h`, splitting into halves up to `max_halvings` deep; true on success.
-    /// The state to return to on failure is kept in a per-depth buffer (allocated once).
-    fn advance(&mut self, h: f64, depth: usize, report: &mut StepReport) -> bool {
+    /// One attempt at a (sub-)step of `h` at halving depth `depth` (the policy is
+    /// [`super::halving`]): solved, checked and applied, or the state put back. The state to
+    /// return to is kept in a per-depth buffer (allocated once).
+    fn attempt_step(&mut self, h: f64, depth: usize, report: &mut StepReport) -> (bool, f64) {
         if self.saved.len() <= depth {
             self.saved.resize_with(depth + 1, Vec::new);
         }
@@ -1350,16 +1351,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // end-of-step conditions (separated again, the normal reversed): it is refused, and
         // the halving takes smaller steps.
         let converged = solve.converged() && !self.tunnelled(h, &saved);
-        let residual = if solve.residual.is_nan() {
-            f64::INFINITY
-        } else {
-            solve.residual
-        };
-        // The step's residual is that of the attempts it applied; a failed attempt that a
-        // halving replaced is not part of the step (its counts are).
-        if converged || depth >= self.settings.max_halvings {
-            report.residual = report.residual.max(residual);
-        }
+        let residual = solve.residual;
         report.solve = solve;
         let refused = if converged {
             self.apply_unless_energy_created(h, depth)
@@ -1383,7 +1375,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             self.have_previous = depth == 0;
             self.saved[depth] = saved;
-            return true;
+            return (true, residual);
         }
         self.z.copy_from_slice(&saved);
         self.saved[depth] = saved;
@@ -1396,10 +1388,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     100.0 * gain / scale
                 ));
             }
-            return false;
         }
-        report.retries += 1;
-        self.advance(0.5 * h, depth + 1, report) && self.advance(0.5 * h, depth + 1, report)
+        (false, residual)
     }
 
     /// Applies the solved sub-step (the bodies moved, the integrator's end of step) unless the
@@ -1863,6 +1853,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if self.pattern.is_none() && self.z.len() >= self.settings.solver.path.sparse_threshold {
             self.build_pattern();
         }
+    }
+}
+
+impl<S: Dynamics> super::halving::Halving for ImplicitStepper<S> {
+    fn max_halvings(&self) -> usize {
+        self.settings.max_halvings
+    }
+    fn attempt(&mut self, h: f64, depth: usize, report: &mut StepReport) -> (bool, f64) {
+        self.attempt_step(h, depth, report)
     }
 }
 

@@ -459,7 +459,7 @@ impl<S: Dynamics> LcpStepper<S> {
         let start = Instant::now();
         let h = self.scene.time_step;
         let mut report = StepReport::new(crate::mcp::SolverKind::Lemke);
-        report.converged = self.advance(h, 0, &mut report);
+        report.converged = super::halving::advance(self, h, 0, &mut report);
         report.contacts = self.states.len();
         if report.converged {
             self.steps += 1;
@@ -469,13 +469,10 @@ impl<S: Dynamics> LcpStepper<S> {
         report
     }
 
-    fn advance(&mut self, h: f64, depth: usize, report: &mut StepReport) -> bool {
+    /// One attempt at a (sub-)step of `h` (the policy is [`super::halving`]).
+    fn attempt_step(&mut self, h: f64, report: &mut StepReport) -> (bool, f64) {
         let solve = self.solve_step(h);
-        report.residual = report.residual.max(if solve.residual.is_nan() {
-            f64::INFINITY
-        } else {
-            solve.residual
-        });
+        let residual = solve.residual;
         let converged = solve.converged();
         report.solve = solve;
         if converged {
@@ -487,13 +484,8 @@ impl<S: Dynamics> LcpStepper<S> {
             self.detect_within(0.0);
             self.penetration = self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.gap));
             self.contacts = contacts;
-            return true;
         }
-        if depth >= self.settings.max_halvings {
-            return false;
-        }
-        report.retries += 1;
-        self.advance(0.5 * h, depth + 1, report) && self.advance(0.5 * h, depth + 1, report)
+        (converged, residual)
     }
 
     /// Finds the contacts at the current poses into `self.contacts`.
@@ -803,4 +795,13 @@ fn face_gap<S: Space>(
         }
     }
     best
+}
+
+impl<S: Dynamics> super::halving::Halving for LcpStepper<S> {
+    fn max_halvings(&self) -> usize {
+        self.settings.max_halvings
+    }
+    fn attempt(&mut self, h: f64, _depth: usize, report: &mut StepReport) -> (bool, f64) {
+        self.attempt_step(h, report)
+    }
 }

@@ -4,6 +4,7 @@
 //! shapes). Both implement [`TimeStepper`], which the run loop ([`crate::run`]) drives.
 
 pub mod broad_phase;
+mod halving;
 pub mod implicit;
 pub mod lcp;
 pub mod report;
