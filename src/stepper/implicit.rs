@@ -1380,14 +1380,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.z.copy_from_slice(&saved);
         self.saved[depth] = saved;
         self.have_previous = false;
-        if depth >= self.settings.max_halvings {
-            if let Some((gain, scale)) = refused {
-                report.failure = Some(format!(
-                    "the step created {gain:.3e} J of energy ({:.2} % of the largest kinetic \
-                     energy so far) at every halving",
-                    100.0 * gain / scale
-                ));
-            }
+        if let Some((gain, scale)) = refused
+            && depth >= self.settings.max_halvings
+        {
+            report.failure = Some(format!(
+                "the step created {gain:.3e} J of energy ({:.2} % of the largest kinetic \
+                 energy so far) at every halving",
+                100.0 * gain / scale
+            ));
         }
         (false, residual)
     }
