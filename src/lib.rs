@@ -33,6 +33,7 @@
 // Index loops mirror the equations (rows i, columns j) in the numerical kernels.
 #![allow(clippy::needless_range_loop)]
 
+pub mod block;
 pub mod contact;
 pub mod geometry;
 pub mod joint;

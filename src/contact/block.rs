@@ -1198,3 +1198,37 @@ pub(super) fn tangent_basis(d: usize, n: &Vec3, e: &Vec3) -> [(Vec3, Mat3); 2] {
     let d_o: Mat3 = std::array::from_fn(|i| std::array::from_fn(|j| -st[i][j] + sndt[i][j]));
     [(t, dt), (o, d_o)]
 }
+
+impl crate::block::BlockEval for ContactEval {
+    fn values(&self) -> &[f64] {
+        &self.values
+    }
+    fn jacobian(&self) -> &DMatrix<f64> {
+        &self.jacobian
+    }
+}
+
+/// A contact's rows are written at the end-of-step poses its bodies' steps carry (`h` is in
+/// them).
+impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for ContactBlock<S> {
+    type Eval = ContactEval;
+    fn local_count(&self) -> usize {
+        self.layout().local_count
+    }
+    fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        ContactBlock::bounds(self)
+    }
+    fn new_eval(&self) -> ContactEval {
+        ContactBlock::new_eval(self)
+    }
+    fn evaluate(
+        &self,
+        x: &[f64],
+        s1: &BodyStep<S>,
+        s2: &BodyStep<S>,
+        _h: f64,
+        eval: &mut ContactEval,
+    ) {
+        ContactBlock::evaluate(self, x, s1, s2, eval)
+    }
+}

@@ -474,3 +474,35 @@ impl<S: Dynamics> JointBlock<S> {
         }
     }
 }
+
+impl crate::block::BlockEval for JointEval {
+    fn values(&self) -> &[f64] {
+        &self.values
+    }
+    fn jacobian(&self) -> &DMatrix<f64> {
+        &self.jacobian
+    }
+}
+
+impl<S: Dynamics> crate::block::ConstraintBlock<S> for JointBlock<S> {
+    type Eval = JointEval;
+    fn local_count(&self) -> usize {
+        JointBlock::local_count(self)
+    }
+    fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        JointBlock::bounds(self)
+    }
+    fn new_eval(&self) -> JointEval {
+        JointBlock::new_eval(self)
+    }
+    fn evaluate(
+        &self,
+        x: &[f64],
+        s1: &BodyStep<S>,
+        s2: &BodyStep<S>,
+        h: f64,
+        eval: &mut JointEval,
+    ) {
+        JointBlock::evaluate(self, x, s1, s2, h, eval)
+    }
+}

@@ -221,7 +221,7 @@ use super::broad_phase::{BroadPhase, PairKey};
 use super::report::{ContactState, JointState, StepReport};
 use crate::contact::{BodyStep, ContactBlock, ContactEval, Proximal, tangent_reference_for};
 use crate::geometry::{Pose, Space};
-use crate::joint::{JointBlock, JointEval};
+use crate::joint::JointBlock;
 #[cfg(doc)]
 use crate::mcp::PathSettings;
 use crate::mcp::{
@@ -230,9 +230,10 @@ use crate::mcp::{
 use crate::model::{
     Dynamics, Friction, Gyroscopic, Integrator, RigidBody, Scene, Twist, VelocityLayout,
 };
-use crate::support::{SupportBlock, SupportEval};
+use crate::support::SupportBlock;
 use assembly::BlockView;
 use nalgebra::DMatrix;
+use slot::BlockSlot;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -244,6 +245,7 @@ mod assembly;
 mod impact;
 mod quasi;
 mod second_order;
+mod slot;
 
 /// Settings of the implicit stepper.
 #[derive(Debug, Clone, PartialEq)]
@@ -352,81 +354,10 @@ impl<S: Space> Slot<S> {
     }
 }
 
-/// One joint: its block, its bodies (body 1 `None`: the world), where its multipliers sit in
-/// `z` and, while `z` is laid out anew, their last values.
-#[derive(Debug)]
-struct JointSlot<S: Dynamics> {
-    block: JointBlock<S>,
-    body1: Option<usize>,
-    body2: usize,
-    offset: usize,
-    eval: JointEval,
-    x: Vec<f64>,
-    positions: Vec<usize>,
-}
-
-impl<S: Dynamics> JointSlot<S> {
-    fn new(block: JointBlock<S>) -> Self {
-        let joint = block.joint();
-        Self {
-            body1: joint.body1,
-            body2: joint.body2,
-            offset: NO_ENTRY,
-            eval: block.new_eval(),
-            x: vec![0.0; block.local_count()],
-            positions: Vec::new(),
-            block,
-        }
-    }
-
-    fn view<'a>(&'a self, layout: &VelocityLayout) -> BlockView<'a> {
-        BlockView {
-            offset: self.offset,
-            local: self.block.local_count(),
-            bodies: [
-                self.body1.and_then(|b| layout.range(b)),
-                layout.range(self.body2),
-            ],
-            values: &self.eval.values,
-            jacobian: &self.eval.jacobian,
-        }
-    }
-}
-
-/// One support (a planar body's friction on its table): its block, its body, where its
-/// unknowns sit in `z` and, while `z` is laid out anew, their last values.
-#[derive(Debug)]
-struct SupportSlot<S: Dynamics> {
-    block: SupportBlock<S>,
-    body: usize,
-    offset: usize,
-    eval: SupportEval,
-    x: Vec<f64>,
-    positions: Vec<usize>,
-}
-
-impl<S: Dynamics> SupportSlot<S> {
-    fn new(block: SupportBlock<S>) -> Self {
-        Self {
-            body: block.support().body,
-            offset: NO_ENTRY,
-            eval: block.new_eval(),
-            x: vec![0.0; block.local_count()],
-            positions: Vec::new(),
-            block,
-        }
-    }
-
-    fn view<'a>(&'a self, layout: &VelocityLayout) -> BlockView<'a> {
-        BlockView {
-            offset: self.offset,
-            local: self.block.local_count(),
-            bodies: [layout.range(self.body), None],
-            values: &self.eval.values,
-            jacobian: &self.eval.jacobian,
-        }
-    }
-}
+/// A joint's slot; its multipliers follow the contacts' in `z`.
+type JointSlot<S> = BlockSlot<S, JointBlock<S>>;
+/// A support's slot (body 1 its body); its unknowns follow the joints' in `z`.
+type SupportSlot<S> = BlockSlot<S, SupportBlock<S>>;
 
 /// The unit normal of the contact's local variables `x` (body 1 at its current pose), and the
 /// friction impulse `p_t t + p_o o` as a world vector in the contact block's own tangent
@@ -625,7 +556,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .scene
             .joints
             .iter()
-            .map(|j| JointSlot::new(JointBlock::new(j.clone())))
+            .map(|j| JointSlot::new(JointBlock::new(j.clone()), [j.body1, Some(j.body2)]))
             .collect();
         if !stepper.scene.supports.is_empty() && stepper.settings.integrator != Integrator::Euler {
             return Err(StepperError::Unsupported(
@@ -639,7 +570,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .supports
             .iter()
             .filter(|s| s.friction.mu > 0.0)
-            .map(|s| SupportSlot::new(SupportBlock::new(*s)))
+            .map(|s| SupportSlot::new(SupportBlock::new(*s), [Some(s.body), None]))
             .collect();
         stepper.update_contacts(stepper.scene.time_step)?;
         if !stepper.joints.is_empty() || !stepper.supports.is_empty() {
@@ -770,20 +701,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         for joint in &mut self.joints {
-            if joint.offset != NO_ENTRY {
-                let n = joint.block.local_count();
-                joint
-                    .x
-                    .copy_from_slice(&self.z[joint.offset..joint.offset + n]);
-            }
+            joint.save(&self.z);
         }
         for support in &mut self.supports {
-            if support.offset != NO_ENTRY {
-                let n = support.block.local_count();
-                support
-                    .x
-                    .copy_from_slice(&self.z[support.offset..support.offset + n]);
-            }
+            support.save(&self.z);
         }
         self.z.truncate(nv);
         self.lower.truncate(nv);
@@ -797,18 +718,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.upper.extend_from_slice(&hi);
         }
         for joint in &mut self.joints {
-            joint.offset = self.z.len();
-            let (lo, hi) = joint.block.bounds();
-            self.z.extend_from_slice(&joint.x);
-            self.lower.extend_from_slice(&lo);
-            self.upper.extend_from_slice(&hi);
+            joint.lay_out(&mut self.z, &mut self.lower, &mut self.upper);
         }
         for support in &mut self.supports {
-            support.offset = self.z.len();
-            let (lo, hi) = support.block.bounds();
-            self.z.extend_from_slice(&support.x);
-            self.lower.extend_from_slice(&lo);
-            self.upper.extend_from_slice(&hi);
+            support.lay_out(&mut self.z, &mut self.lower, &mut self.upper);
         }
         self.have_previous = false;
         self.last_z.clear();
@@ -860,16 +773,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.slots[k].positions = positions;
         }
         for joint in &mut self.joints {
-            let mut positions = std::mem::take(&mut joint.positions);
-            joint.view(&self.layout).positions(&pattern, &mut positions);
-            joint.positions = positions;
+            joint.set_positions(&self.layout, &pattern);
         }
         for support in &mut self.supports {
-            let mut positions = std::mem::take(&mut support.positions);
-            support
-                .view(&self.layout)
-                .positions(&pattern, &mut positions);
-            support.positions = positions;
+            support.set_positions(&self.layout, &pattern);
         }
         self.pattern = Some(pattern);
     }
@@ -1080,16 +987,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     .actuator_wrenches(
                         &pose1,
                         &pose2,
-                        &self.twist_of(joint.body1, None),
-                        &self.twist_of(Some(joint.body2), None),
+                        &self.twist_of(joint.bodies[0], None),
+                        &self.twist_of(joint.bodies[1], None),
                         self.time,
                     )
                     .map(|(f, _)| f);
                 JointState {
                     index: j,
                     actuator,
-                    body1: joint.body1,
-                    body2: joint.body2,
+                    body1: joint.bodies[0],
+                    body2: joint.block.joint().body2,
                     impulse: p[..d].to_vec(),
                     moment: p[d..].to_vec(),
                     drift: joint.block.drift(&pose1, &pose2),
@@ -1129,14 +1036,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let joint = &self.joints[j];
             let (pose1, pose2) = self.joint_poses(j);
             let (t1, t2) = (
-                self.twist_of(joint.body1, velocity),
-                self.twist_of(Some(joint.body2), velocity),
+                self.twist_of(joint.bodies[0], velocity),
+                self.twist_of(joint.bodies[1], velocity),
             );
             let Some((_, wrenches)) = joint.block.actuator_wrenches(&pose1, &pose2, &t1, &t2, t)
             else {
                 continue;
             };
-            for (b, w) in [joint.body1, Some(joint.body2)].into_iter().zip(wrenches) {
+            for (b, w) in joint.bodies.into_iter().zip(wrenches) {
                 if let Some(r) = b.and_then(|b| self.layout.range(b)) {
                     for (row, wi) in r.zip(w) {
                         out[row] += h * wi;
@@ -1174,8 +1081,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
     ) -> (Pose<S>, Pose<S>) {
         let joint = &self.joints[j];
         (
-            joint.body1.map_or_else(Pose::identity, &pose),
-            pose(joint.body2),
+            joint.bodies[0].map_or_else(Pose::identity, &pose),
+            pose(joint.block.joint().body2),
         )
     }
 
@@ -1186,7 +1093,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let n = joint.block.local_count();
         let (pose1, pose2) = self.joint_poses(j);
         let mut out = vec![0.0; S::DOF];
-        let mut x = self.z[joint.offset..joint.offset + n].to_vec();
+        let mut x = joint.local(&self.z).to_vec();
         let first: usize = self.joints[..j].iter().map(|j| j.block.local_count()).sum();
         if let Some(p) = self.kick.joint_projected.get(first..first + n) {
             for (xi, pi) in x.iter_mut().zip(p) {
@@ -1703,7 +1610,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let alpha = JOINT_PROXIMAL * alpha;
         for j in 0..self.joints.len() {
             let (pose1, pose2) = self.joint_poses(j);
-            let bodies = [self.joints[j].body1, Some(self.joints[j].body2)];
+            let bodies = [self.joints[j].bodies[0], self.joints[j].bodies[1]];
             let inverse = bodies.map(|b| {
                 b.filter(|&b| !self.scene.bodies[b].fixed).map(|b| {
                     let body = &self.scene.bodies[b];
@@ -1745,9 +1652,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             slot.block.set_proximal(prox);
         }
         for joint in &mut self.joints {
-            let n = joint.block.local_count();
-            let (_, center) = joint.block.proximal_mut();
-            center.copy_from_slice(&self.z[joint.offset..joint.offset + n]);
+            let x = joint.local(&self.z);
+            joint.block.proximal_mut().1.copy_from_slice(x);
         }
     }
 
@@ -1898,6 +1804,22 @@ macro_rules! step_problem {
 }
 use step_problem;
 
+/// Body `b`'s step over `h` at the twists `z` (a driven body's from its drive).
+fn body_step<S: Dynamics>(
+    bodies: &[RigidBody<S>],
+    layout: &VelocityLayout,
+    h: f64,
+    b: usize,
+    z: &[f64],
+) -> BodyStep<S> {
+    let body = &bodies[b];
+    match layout.range(b) {
+        Some(r) if !body.fixed => BodyStep::advance(&body.pose, &z[r], h),
+        _ if body.driven => BodyStep::driven(&body.pose, &body.twist, h),
+        _ => BodyStep::fixed(body.pose),
+    }
+}
+
 /// The step's MCP as seen by the solver.
 struct StepProblem<'a, S: Dynamics> {
     bodies: &'a [RigidBody<S>],
@@ -1925,12 +1847,7 @@ struct StepProblem<'a, S: Dynamics> {
 
 impl<S: Dynamics> StepProblem<'_, S> {
     fn body_step(&self, b: usize, z: &[f64]) -> BodyStep<S> {
-        let body = &self.bodies[b];
-        match self.layout.range(b) {
-            Some(r) if !body.fixed => BodyStep::advance(&body.pose, &z[r], self.h),
-            _ if body.driven => BodyStep::driven(&body.pose, &body.twist, self.h),
-            _ => BodyStep::fixed(body.pose),
-        }
+        body_step(self.bodies, self.layout, self.h, b, z)
     }
 
     /// `ω_θ` of the body whose twist is `z[r]`, and its world inertia (from the mass block `m`).
@@ -1974,24 +1891,16 @@ impl<S: Dynamics> StepProblem<'_, S> {
             let x = &z[slot.offset..slot.offset + n];
             slot.block.evaluate(x, &s1, &s2, &mut slot.eval);
         }
-        for j in 0..self.joints.len() {
-            let (b1, b2) = (self.joints[j].body1, self.joints[j].body2);
-            let s1 = b1.map_or_else(
-                || BodyStep::fixed(Pose::identity()),
-                |b| self.body_step(b, z),
-            );
-            let s2 = self.body_step(b2, z);
-            let joint = &mut self.joints[j];
-            let n = joint.block.local_count();
-            let x = &z[joint.offset..joint.offset + n];
-            joint.block.evaluate(x, &s1, &s2, self.h, &mut joint.eval);
+        let (h, bodies, layout) = (self.h, self.bodies, self.layout);
+        let step = |b: Option<usize>| match b {
+            Some(b) => body_step(bodies, layout, h, b, z),
+            None => BodyStep::fixed(Pose::identity()),
+        };
+        for joint in self.joints.iter_mut() {
+            joint.evaluate(z, h, step);
         }
-        for j in 0..self.supports.len() {
-            let step = self.body_step(self.supports[j].body, z);
-            let support = &mut self.supports[j];
-            let n = support.block.local_count();
-            let x = &z[support.offset..support.offset + n];
-            support.block.evaluate(x, &step, self.h, &mut support.eval);
+        for support in self.supports.iter_mut() {
+            support.evaluate(z, h, step);
         }
         self.last_z.clear();
         self.last_z.extend_from_slice(z);

@@ -142,3 +142,36 @@ impl<S: Dynamics> SupportBlock<S> {
         eval.values[dof] = cone / (2.0 * bound);
     }
 }
+
+impl crate::block::BlockEval for SupportEval {
+    fn values(&self) -> &[f64] {
+        &self.values
+    }
+    fn jacobian(&self) -> &DMatrix<f64> {
+        &self.jacobian
+    }
+}
+
+/// The support acts on its one body: body 2's step is not used.
+impl<S: Dynamics> crate::block::ConstraintBlock<S> for SupportBlock<S> {
+    type Eval = SupportEval;
+    fn local_count(&self) -> usize {
+        SupportBlock::local_count(self)
+    }
+    fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        SupportBlock::bounds(self)
+    }
+    fn new_eval(&self) -> SupportEval {
+        SupportBlock::new_eval(self)
+    }
+    fn evaluate(
+        &self,
+        x: &[f64],
+        s1: &BodyStep<S>,
+        _s2: &BodyStep<S>,
+        h: f64,
+        eval: &mut SupportEval,
+    ) {
+        SupportBlock::evaluate(self, x, s1, h, eval)
+    }
+}

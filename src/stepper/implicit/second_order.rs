@@ -273,13 +273,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         // The joints' impulses likewise, from G(q⁺)ᵀ λ to G(q)ᵀ λ.
         for (j, joint) in self.joints.iter().enumerate() {
-            let n = joint.block.local_count();
-            let x = &self.z[joint.offset..joint.offset + n];
+            let x = joint.local(&self.z);
             let (end1, end2) = self.joint_poses(j);
             let (start1, start2) = self.joint_poses_in(j, |b| self.start_poses[b]);
             let end = joint.block.wrenches(x, &end1, &end2);
             let begin = joint.block.wrenches(x, &start1, &start2);
-            for (side, b) in [joint.body1, Some(joint.body2)].into_iter().enumerate() {
+            for (side, b) in joint.bodies.into_iter().enumerate() {
                 if let Some(r) = b.and_then(|b| self.layout.range(b)) {
                     for (i, row) in r.enumerate() {
                         smooth[row] += begin[side][i] - end[side][i];
@@ -360,7 +359,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // A joint's actuator does work its bodies' energy does not track.
         for joint in &self.joints {
             if joint.block.joint().actuator.is_some() {
-                for b in [joint.body1, Some(joint.body2)].into_iter().flatten() {
+                for b in joint.bodies.into_iter().flatten() {
                     self.kick.start_energy[b] = f64::NAN;
                 }
             }
@@ -865,7 +864,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn joint_rows(&self, rows: &mut Vec<ProjectionRow>, inverse_mass: &[(f64, [[f64; 3]; 3])]) {
         let mut joint_row = 0;
         for (k, joint) in self.joints.iter().enumerate() {
-            let bodies = [joint.body1, Some(joint.body2)];
+            let bodies = joint.bodies;
             let sides = bodies.map(|b| b.and_then(|b| self.layout.range(b).map(|r| (b, r.start))));
             let (pose1, pose2) = self.joint_poses(k);
             joint.block.velocity_rows(&pose1, &pose2, |_, j| {
