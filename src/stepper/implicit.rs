@@ -22,7 +22,7 @@
 //! impulses ("Well-posed impulses"), so redundant joints (two hinges on one axis) have the
 //! least-change impulses; under RATTLE their impulses are kicked along the start-of-step
 //! directions and the end velocity is projected onto their velocity rows like a loaded
-//! contact's, and under midpoint the end velocity is projected onto them (`second_order`).
+//! contact's, and under midpoint the end velocity is projected onto them (`integrator::midpoint`).
 //! A driven body ([`RigidBody::driven`]) has no unknowns: its end-of-step pose and velocity
 //! are data of the blocks it takes part in ([`BodyStep::driven`]), under RATTLE its velocity
 //! enters the projection's rows, and a scene with one is not passive.
@@ -153,7 +153,7 @@
 //! the motion's energy. No step-size order applies there: even Störmer–Verlet in the one
 //! minimal coordinate on the pole's potential `k |θ|^{4/3}` keeps it only within 5.6e-2 and
 //! 1.5e-3. So with [`StepperSettings::energy_projection`] (the default) RATTLE ends each step
-//! with an energy projection (`second_order::project_energy`, Hairer–Lubich–Wanner §IV.4):
+//! with an energy projection (`integrator::rattle`, `project_energy`, Hairer–Lubich–Wanner §IV.4):
 //!
 //! ```text
 //! per group G of bodies linked by projected contacts and touching a fixed body, if the step
@@ -243,8 +243,8 @@ const NO_ENTRY: usize = usize::MAX;
 
 mod assembly;
 mod impact;
+mod integrator;
 mod quasi;
-mod second_order;
 mod slot;
 
 /// Settings of the implicit stepper.
@@ -453,7 +453,7 @@ pub struct ImplicitStepper<S: Dynamics> {
     start_poses: Vec<Pose<S>>,
     start_pairs: Vec<f64>,
     /// The RATTLE integrator's second-kick workspace.
-    kick: second_order::KickScratch,
+    kick: integrator::rattle::KickScratch,
     /// Per contact slot, the impulses `(p_n, p_t, p_o, p_r)` the RATTLE projection added to the
     /// MCP's in the last (sub-)step (empty under the other integrators).
     projected: Vec<[f64; 4]>,
@@ -558,13 +558,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .iter()
             .map(|j| JointSlot::new(JointBlock::new(j.clone()), [j.body1, Some(j.body2)]))
             .collect();
-        if !stepper.scene.supports.is_empty() && stepper.settings.integrator != Integrator::Euler {
-            return Err(StepperError::Unsupported(
-                "support friction (the 2.5D model) is written for the paper's scheme: use \
-                 `integrator = \"euler\"`"
-                    .into(),
-            ));
-        }
+        stepper.scheme().check(&stepper.scene)?;
         stepper.supports = stepper
             .scene
             .supports
@@ -1015,6 +1009,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .fold(0.0, f64::max)
     }
 
+    /// The integrator's part of the step.
+    fn scheme(&self) -> &'static dyn integrator::Scheme<S> {
+        integrator::scheme(self.settings.integrator)
+    }
+
     /// Whether some joint has an actuator (which does work on the scene).
     fn has_actuators(&self) -> bool {
         self.joints
@@ -1219,20 +1218,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut saved = std::mem::take(&mut self.saved[depth]);
         saved.clear();
         saved.extend_from_slice(&self.z);
-        // The contacts' normal sources at the start of this (sub-)step, for the RATTLE
-        // integrator's first kick.
         self.start_normals.clear();
-        if self.settings.integrator == Integrator::Rattle {
-            for &k in &self.active {
-                let slot = &self.slots[k];
-                let l = slot.block.layout();
-                let x = &self.z[slot.offset..slot.offset + l.local_count];
-                let n = slot
-                    .block
-                    .normal_source(x, &self.scene.bodies[slot.body1].pose);
-                self.start_normals.extend((0..l.dim).map(|i| n[i]));
-            }
-        }
+        self.scheme().begin_substep(self);
         // Both points, before the predictor moves them (the RATTLE integrator's first kick).
         self.start_pairs.clear();
         for &k in &self.active {
@@ -1662,7 +1649,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// The weight `θ` of the end-of-step angular velocity in the gyroscopic impulse (0 where
     /// the impulse is a constant of the step: the explicit term, RATTLE's kicks, 2D).
     fn gyroscopic_weight(settings: &StepperSettings) -> f64 {
-        if S::ANGULAR_DIM == 3 && settings.integrator != Integrator::Rattle {
+        if S::ANGULAR_DIM == 3 && integrator::scheme::<S>(settings.integrator).gyroscopic_in_rows()
+        {
             settings.gyroscopic.weight()
         } else {
             0.0
@@ -1673,11 +1661,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let t = self.time;
         let gravity = self.scene.gravity;
         self.mass.clear();
-        let rattle = self.settings.integrator == Integrator::Rattle;
+        let scheme = self.scheme();
         let gyroscopic = Self::gyroscopic_weight(&self.settings);
-        if rattle && self.settings.energy_projection {
-            self.record_start_energy();
-        }
+        scheme.prepare(self);
         for (b, body) in self.scene.bodies.iter().enumerate() {
             if let Some(range) = self.layout.range(b) {
                 self.mass.push(body.mass_matrix());
@@ -1688,14 +1674,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 let applied = body.applied_impulse(&gravity, t, h);
                 applied.write_to(&mut self.applied[range.clone()]);
-                match self.settings.integrator {
-                    Integrator::Euler => {}
-                    Integrator::Midpoint => p = p + applied.scaled(-0.5),
-                    // Half of every smooth impulse, the gyroscopic one included: the first kick.
-                    Integrator::Rattle => {
-                        p = p.scaled(0.5) + body.apply_mass_matrix(&body.twist).scaled(0.5);
-                    }
-                }
+                let p = scheme.momentum(body, p, &applied);
                 body.twist.write_to(&mut self.start_velocity[range.clone()]);
                 p.write_to(&mut self.momentum[range]);
             }
@@ -1705,10 +1684,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let mut act = std::mem::take(&mut self.actuation);
             act.fill(0.0);
             self.add_actuator_impulses(t, h, None, &mut act);
-            let weight = match self.settings.integrator {
-                Integrator::Euler => 1.0,
-                Integrator::Midpoint | Integrator::Rattle => 0.5,
-            };
+            let weight = scheme.smooth_weight();
             for (i, a) in act.iter().enumerate() {
                 self.momentum[i] += weight * a;
                 self.applied[i] += a;
@@ -1723,7 +1699,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let slot = &mut self.slots[k];
             let d = slot.block.layout().dim;
-            let levers = rattle.then(|| {
+            let levers = scheme.trapezoidal_levers().then(|| {
                 let pair = &self.start_pairs[k0..k0 + 2 * d];
                 let (p1, p2) = (
                     &self.start_poses[slot.body1].position,

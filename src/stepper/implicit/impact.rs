@@ -14,7 +14,7 @@
 //! finds the step's solution, friction and all.
 
 use super::ImplicitStepper;
-use crate::model::{Dynamics, Integrator, Twist, Wrench};
+use crate::model::{Dynamics, Twist, Wrench};
 use crate::model::{apply_inverse_mass, inverse_inertia};
 
 /// Closings shallower than this (m) are left to the solver (rounding of a resting contact).
@@ -24,7 +24,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Moves the start of a step of `h` to the impulses that stop its closing contacts (see
     /// the module docs). Rigid contacts under the Euler integrator only.
     pub(super) fn predict_closing_impulses(&mut self, h: f64) {
-        if self.settings.integrator != Integrator::Euler {
+        if !self.scheme().predicts_closing_impulses() {
             return;
         }
         for &k in &self.active {

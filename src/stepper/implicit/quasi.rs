@@ -1,11 +1,10 @@
 //! The stepper's quasi-rigid parts, kept apart from the assembly: attaching a body's compliant
-//! layer to its contacts, carrying the layers' deflection from step to step, the midpoint
-//! integrator's end-of-step velocity, and the layers' output and elastic energy.
+//! layer to its contacts, carrying the layers' deflection from step to step (after the
+//! integrator's end of step), and the layers' output and elastic energy.
 
 use super::{ImplicitStepper, Slot, StepperError};
 use crate::contact::{CompliantSide, QuasiRigidState};
-use crate::model::{Dynamics, Integrator, Scene, Twist};
-use nalgebra::{DMatrix, DVector};
+use crate::model::{Dynamics, Integrator, Scene};
 
 /// Gives `slot` the compliant layer of its bodies, if one has a layer (its local variables
 /// then include the layer's). A contact between two layered bodies is refused (the paper's
@@ -152,39 +151,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// deflection becomes the next step's `δ^ℓ` (`whole_step`: a full step, not a retried
     /// half, so the contact's warm-start history continues).
     ///
-    /// Midpoint: the solved `ν` is the velocity that moved the bodies, `q^{ℓ+1} = q^ℓ + h ν`,
-    /// and the momentum row weighted the smooth impulses by ½ (see [`crate::contact`]), so the
-    /// end-of-step velocity is `ν + ½ M⁻¹ (h λ_app + Σ W p_ns)`. RATTLE: the second kick and
-    /// the velocity projection ([`Self::second_kick`]).
+    /// The end-of-step velocity is the integrator's ([`super::integrator::Scheme::finish`]).
     pub(super) fn finish_quasi_step(&mut self, whole_step: bool, h: f64) {
-        match self.settings.integrator {
-            Integrator::Euler => {}
-            Integrator::Rattle => self.second_kick(h),
-            Integrator::Midpoint => {
-                let mut smooth = self.applied.clone();
-                self.add_spring_impulses(&mut smooth);
-                let mut k = 0;
-                for b in 0..self.scene.bodies.len() {
-                    if let Some(r) = self.layout.range(b) {
-                        let m: &DMatrix<f64> = &self.mass[k];
-                        let rhs =
-                            DVector::from_iterator(r.len(), smooth[r.clone()].iter().copied());
-                        let dv = m.clone().cholesky().map(|c| c.solve(&rhs));
-                        if let Some(dv) = dv {
-                            let mut v: Vec<f64> = self.z[r.clone()].to_vec();
-                            for (i, vi) in v.iter_mut().enumerate() {
-                                *vi += 0.5 * dv[i];
-                            }
-                            self.scene.bodies[b].twist = Twist::from_slice(&v);
-                        }
-                        k += 1;
-                    }
-                }
-                if !self.joints.is_empty() {
-                    self.project_onto_joints();
-                }
-            }
-        }
+        self.scheme().finish(self, h);
         for &k in &self.active {
             let slot = &mut self.slots[k];
             if slot.block.quasi_rigid().is_none() {

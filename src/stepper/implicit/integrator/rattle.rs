@@ -1,14 +1,61 @@
-//! The RATTLE integrator's end of step ([`Integrator::Rattle`](crate::model::Integrator)):
+//! The RATTLE integrator ([`Integrator::Rattle`](crate::model::Integrator)): its part of the
+//! step's MCP (the first half-kick, [`super::Scheme`]) and its end of step:
 //! the second half-kick of the smooth impulses at the end-of-step state, the projection of
 //! the end-of-step velocity onto the velocity constraints of the contacts that carry an
 //! impulse, and the energy projection of workless steps. The first kick and the drift are the
-//! step's MCP (see the module docs of [`super`], "Second-order integration" and "Energy
-//! projection").
+//! step's MCP (see the module docs of [`crate::stepper::implicit`], "Second-order integration"
+//! and "Energy projection"). The velocity projection here serves the midpoint integrator's
+//! joints too.
 
-use super::ImplicitStepper;
+use super::Scheme;
 use crate::mcp::SparseLu;
 use crate::model::{Dynamics, Twist, apply_inverse_mass, inverse_inertia};
+use crate::model::{RigidBody, Scene, Wrench};
+use crate::stepper::implicit::{ImplicitStepper, StepperError};
 use nalgebra::{DMatrix, DVector};
+
+/// [`crate::model::Integrator::Rattle`].
+pub(in crate::stepper::implicit) struct Rattle;
+
+impl<S: Dynamics> Scheme<S> for Rattle {
+    fn check(&self, scene: &Scene<S>) -> Result<(), StepperError> {
+        super::refuse_supports(scene)
+    }
+    /// Half of every smooth impulse, the gyroscopic one included: the first kick.
+    fn momentum(&self, body: &RigidBody<S>, free: Wrench<S>, _applied: &Wrench<S>) -> Wrench<S> {
+        free.scaled(0.5) + body.apply_mass_matrix(&body.twist).scaled(0.5)
+    }
+    fn smooth_weight(&self) -> f64 {
+        0.5
+    }
+    fn gyroscopic_in_rows(&self) -> bool {
+        false
+    }
+    fn trapezoidal_levers(&self) -> bool {
+        true
+    }
+    /// The contacts' normal sources at the start of the (sub-)step, for the first kick's
+    /// impulse directions.
+    fn begin_substep(&self, st: &mut ImplicitStepper<S>) {
+        for &k in &st.active {
+            let slot = &st.slots[k];
+            let l = slot.block.layout();
+            let x = &st.z[slot.offset..slot.offset + l.local_count];
+            let n = slot
+                .block
+                .normal_source(x, &st.scene.bodies[slot.body1].pose);
+            st.start_normals.extend((0..l.dim).map(|i| n[i]));
+        }
+    }
+    fn prepare(&self, st: &mut ImplicitStepper<S>) {
+        if st.settings.energy_projection {
+            st.record_start_energy();
+        }
+    }
+    fn finish(&self, st: &mut ImplicitStepper<S>, h: f64) {
+        st.second_kick(h);
+    }
+}
 
 /// A contact is sticking (its tangential and torsional velocity constraints are projected on)
 /// when its slip measure `σ` is below this (a speed, m/s; the solve's tolerance is 1e-10).
@@ -17,7 +64,7 @@ const STICK_SIGMA: f64 = 1e-8;
 /// One row of the projection: its entries on (at most) two bodies' twists, the velocity row
 /// `J` and `M⁻¹ Bᵀ` (`B` the impulse direction) on each body (fixed size: no allocation).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ProjectionRow {
+pub(in crate::stepper::implicit) struct ProjectionRow {
     /// Per side: the body and the offset of its twist in `ν` (`None`: fixed body).
     sides: [Option<(usize, usize)>; 2],
     j: [[f64; 6]; 2],
@@ -43,16 +90,16 @@ const JOINT_ROW: usize = usize::MAX;
 
 /// What the second kick keeps between steps so that a step allocates nothing once sized.
 #[derive(Debug, Clone, Default)]
-pub(super) struct KickScratch {
-    smooth: Vec<f64>,
-    velocity: Vec<f64>,
+pub(in crate::stepper::implicit) struct KickScratch {
+    pub(super) smooth: Vec<f64>,
+    pub(super) velocity: Vec<f64>,
     /// `v*`, the velocity before the projection (restored if the projection added energy).
     unprojected: Vec<f64>,
     /// Per active contact, its end-of-step unit normal (NaN: quasi-rigid or none).
     normals: Vec<[f64; 3]>,
     /// Per body (scene order): `1/m` and `I_w⁻¹` at the end pose.
-    inverse_mass: Vec<(f64, [[f64; 3]; 3])>,
-    rows: Vec<ProjectionRow>,
+    pub(super) inverse_mass: Vec<(f64, [[f64; 3]; 3])>,
+    pub(super) rows: Vec<ProjectionRow>,
     /// Per body, the projection rows that touch it.
     body_rows: Vec<Vec<usize>>,
     order: Vec<usize>,
@@ -63,16 +110,16 @@ pub(super) struct KickScratch {
     lu: SparseLu,
     /// Per joint row (the joints' rows in scene order), the projection's multiplier in the
     /// last (sub-)step.
-    pub(super) joint_projected: Vec<f64>,
+    pub(in crate::stepper::implicit) joint_projected: Vec<f64>,
     /// Per body, its energy at the start of the step (kinetic plus the potential of its
     /// constant forces); NaN for a body whose energy is not conserved by its loads (a
     /// controller, a constant torque, a compliant layer).
-    pub(super) start_energy: Vec<f64>,
+    pub(in crate::stepper::implicit) start_energy: Vec<f64>,
     /// Per contact slot, whether its normal row was projected at the end of the last step
     /// (the contact carried a rigid impulse); and its copy at the start of the step, restored
     /// when a step is redone.
-    pub(super) loaded: Vec<bool>,
-    pub(super) loaded_at_step: Vec<bool>,
+    pub(in crate::stepper::implicit) loaded: Vec<bool>,
+    pub(in crate::stepper::implicit) loaded_at_step: Vec<bool>,
     now_loaded: Vec<bool>,
     now_sticks: Vec<bool>,
     /// Per body, its group's representative (bodies linked by loaded contacts), and per group
@@ -101,7 +148,7 @@ struct Group {
 /// `p = 4` superellipsoid; the rolling ellipsoid, which has no turning point, needs at most
 /// 2.3e-5); at a turning point the kinetic energy nears zero and the ratio grows
 /// without bound, and restoring the energy there would divide the step's small error by it.
-pub(super) const ENERGY_PROJECTION: f64 = 0.5;
+pub(in crate::stepper::implicit) const ENERGY_PROJECTION: f64 = 0.5;
 
 fn find(group: &mut [usize], mut b: usize) -> usize {
     while group[b] != b {
@@ -182,7 +229,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// dense on the stack up to [`SMALL_PROJECTION`] rows, the sparse LU beyond, so the cost is
     /// linear in the contacts; redundant rows fall back to least squares by SVD). With `B = J` the projection is
     /// `M⁺`-orthogonal, so it never adds kinetic energy.
-    pub(super) fn second_kick(&mut self, h: f64) {
+    pub(in crate::stepper::implicit) fn second_kick(&mut self, h: f64) {
         let nv = self.layout.len();
         let t_end = self.time + h;
         let gravity = self.scene.gravity;
@@ -345,7 +392,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// The energy projection's reference, at the start of a step: each body's energy, where its
     /// loads have a potential (gravity, a constant force); NaN where they do work it does not
     /// track (a controller, a constant torque, a compliant layer).
-    pub(super) fn record_start_energy(&mut self) {
+    pub(in crate::stepper::implicit) fn record_start_energy(&mut self) {
         let gravity = self.scene.gravity;
         let start_energy = &mut self.kick.start_energy;
         start_energy.clear();
@@ -497,7 +544,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// added to `projected` (per slot). A contact whose normal impulse would turn negative over
     /// the whole step (`p_n + μ_n < 0`: it separates within the second half) leaves the
     /// projection and it is solved again without it, so the projection never pulls.
-    fn project(&self, scratch: &mut KickScratch, projected: &mut [[f64; 4]]) {
+    pub(super) fn project(&self, scratch: &mut KickScratch, projected: &mut [[f64; 4]]) {
         let KickScratch {
             velocity: v,
             rows,
@@ -861,7 +908,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
 
     /// Appends every joint row to `rows`: bilateral, `B = J` (workless), always projected, at
     /// the bodies' current poses, with `M⁻¹ Bᵀ` from `inverse_mass`.
-    fn joint_rows(&self, rows: &mut Vec<ProjectionRow>, inverse_mass: &[(f64, [[f64; 3]; 3])]) {
+    pub(super) fn joint_rows(
+        &self,
+        rows: &mut Vec<ProjectionRow>,
+        inverse_mass: &[(f64, [[f64; 3]; 3])],
+    ) {
         let mut joint_row = 0;
         for (k, joint) in self.joints.iter().enumerate() {
             let bodies = joint.bodies;
@@ -891,44 +942,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 joint_row += 1;
             });
         }
-    }
-
-    /// The midpoint integrator's end of step with joints: its last half kick of the smooth
-    /// impulses leaves the velocity off the joints' velocity constraints by `O(h)` (a pendulum
-    /// released from rest would gain kinetic energy along its rod). The velocity is projected
-    /// onto them, `v⁺ ← v⁺ + M⁻¹ Gᵀ μ` with `G v⁺ = 0`, `M`-orthogonally (it only removes
-    /// kinetic energy); the multipliers are part of the joints' step impulses.
-    pub(super) fn project_onto_joints(&mut self) {
-        let mut scratch = std::mem::take(&mut self.kick);
-        scratch.inverse_mass.clear();
-        scratch.velocity.clear();
-        scratch.velocity.resize(self.layout.len(), 0.0);
-        for (b, body) in self.scene.bodies.iter().enumerate() {
-            match self.layout.range(b) {
-                Some(r) => {
-                    let inertia = body.world_inertia();
-                    scratch
-                        .inverse_mass
-                        .push((1.0 / body.mass, inverse_inertia::<S>(&inertia)));
-                    body.twist.write_to(&mut scratch.velocity[r]);
-                }
-                None => scratch.inverse_mass.push((0.0, [[0.0; 3]; 3])),
-            }
-        }
-        let mut rows = std::mem::take(&mut scratch.rows);
-        rows.clear();
-        self.joint_rows(&mut rows, &scratch.inverse_mass);
-        scratch.rows = rows;
-        let joint_rows = self.joints.iter().map(|j| j.block.local_count()).sum();
-        scratch.joint_projected.clear();
-        scratch.joint_projected.resize(joint_rows, 0.0);
-        self.project(&mut scratch, &mut []);
-        for (b, body) in self.scene.bodies.iter_mut().enumerate() {
-            if let Some(r) = self.layout.range(b) {
-                body.twist = Twist::from_slice(&scratch.velocity[r]);
-            }
-        }
-        self.kick = scratch;
     }
 }
 

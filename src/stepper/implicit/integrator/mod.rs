@@ -1,0 +1,70 @@
+//! The integrators behind one interface. Every scheme solves the same step MCP — the same
+//! blocks, rows and kinematic map — and differs only in what it adds around it: how the
+//! smooth impulses enter the momentum rows ([`Scheme::momentum`]), what it records at the start
+//! of a (sub-)step, and the end-of-step velocity after the bodies moved ([`Scheme::finish`]).
+//! One file per scheme: [`euler`] (the paper's), [`midpoint`], [`rattle`].
+//!
+//! Adding an integrator: a variant of [`crate::model::Integrator`] (and its scenario spelling),
+//! a file here implementing [`Scheme`], and its arm in [`scheme`]. The stepper, the blocks and
+//! the assembly do not change.
+
+use super::{ImplicitStepper, StepperError};
+use crate::model::{Dynamics, Integrator, RigidBody, Scene, Wrench};
+
+pub(super) mod euler;
+pub(super) mod midpoint;
+pub(super) mod rattle;
+
+/// What an integrator adds around the step's MCP.
+pub(super) trait Scheme<S: Dynamics> {
+    /// Refuses, before the first step, what the scheme does not model.
+    fn check(&self, _scene: &Scene<S>) -> Result<(), StepperError> {
+        Ok(())
+    }
+    /// The constant part of `body`'s momentum row, from the paper's `M ν^ℓ + h (λ_app + λ_vp)`
+    /// (`free`) and the step's applied impulse `h λ_app` (`applied`).
+    fn momentum(&self, body: &RigidBody<S>, free: Wrench<S>, applied: &Wrench<S>) -> Wrench<S>;
+    /// The weight of the smooth impulses (joint actuators) in the momentum rows.
+    fn smooth_weight(&self) -> f64;
+    /// Whether the gyroscopic impulse may be taken at `ν` inside the rows
+    /// ([`crate::model::Gyroscopic`]); a scheme that kicks it keeps it constant over the step.
+    fn gyroscopic_in_rows(&self) -> bool {
+        true
+    }
+    /// Whether the slip rows take the trapezoidal lever of the start- and end-of-step points.
+    fn trapezoidal_levers(&self) -> bool {
+        false
+    }
+    /// Whether the start of a step may be moved to the impulses that stop its closing
+    /// contacts (`impact`): only where the MCP's impulse is the whole step's.
+    fn predicts_closing_impulses(&self) -> bool {
+        false
+    }
+    /// At the start of every (sub-)step, before the warm start moves the contact points.
+    fn begin_substep(&self, _stepper: &mut ImplicitStepper<S>) {}
+    /// At the start of the MCP's assembly, before the momentum rows.
+    fn prepare(&self, _stepper: &mut ImplicitStepper<S>) {}
+    /// After the solved (sub-)step of `h` moved the bodies: their end-of-step velocity.
+    fn finish(&self, _stepper: &mut ImplicitStepper<S>, _h: f64) {}
+}
+
+/// The scheme of `integrator`.
+pub(super) fn scheme<S: Dynamics>(integrator: Integrator) -> &'static dyn Scheme<S> {
+    match integrator {
+        Integrator::Euler => &euler::Euler,
+        Integrator::Midpoint => &midpoint::Midpoint,
+        Integrator::Rattle => &rattle::Rattle,
+    }
+}
+
+/// The support friction (2.5D) is written for the paper's scheme.
+fn refuse_supports<S: Dynamics>(scene: &Scene<S>) -> Result<(), StepperError> {
+    if scene.supports.is_empty() {
+        return Ok(());
+    }
+    Err(StepperError::Unsupported(
+        "support friction (the 2.5D model) is written for the paper's scheme: use \
+         `integrator = \"euler\"`"
+            .into(),
+    ))
+}
