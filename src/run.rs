@@ -57,9 +57,9 @@ use crate::geometry::{Planar, Spatial};
 use crate::mcp::SolveReport;
 use crate::model::{Dynamics, RigidBody};
 use crate::output::{
-    BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, ContactsWriter, Energy,
-    JointRow, JointsWriter, MovingBody, OutputError, QuasiRigidImpulses, RunDir, SolverLogWriter,
-    StepStats, Summary, SummaryBuilder, TrajectoryRow, TrajectoryWriter,
+    BodyKind, BodyState, ContactFriction, ContactMode, ContactRow, ContactsWriter, DriveRow,
+    DrivesWriter, Energy, JointRow, JointsWriter, MovingBody, OutputError, QuasiRigidImpulses,
+    RunDir, SolverLogWriter, StepStats, Summary, SummaryBuilder, TrajectoryRow, TrajectoryWriter,
 };
 use crate::stepper::{ContactState, TimeStepper};
 use std::collections::BTreeMap;
@@ -188,6 +188,8 @@ pub struct OutputOptions {
     pub contacts: bool,
     /// Write `joints.csv` (only a scene with joints has one).
     pub joints: bool,
+    /// Write `drives.csv` (only a scene with driven bodies has one).
+    pub drives: bool,
     /// Write `solver.csv`.
     pub solver: bool,
     /// Write the rows of every `every`-th step (≥ 1): steps `0, K, 2K, …` and always the last
@@ -208,6 +210,7 @@ impl From<crate::scenario::Outputs> for OutputOptions {
             trajectory: o.trajectory,
             contacts: o.contacts,
             joints: o.joints,
+            drives: o.drives,
             solver: o.solver,
             every: usize::try_from(o.every).unwrap_or(usize::MAX),
         }
@@ -249,6 +252,7 @@ struct Writers {
     trajectory: Option<TrajectoryWriter>,
     contacts: Option<ContactsWriter>,
     joints: Option<JointsWriter>,
+    drives: Option<DrivesWriter>,
     solver: Option<SolverLogWriter>,
 }
 
@@ -257,6 +261,7 @@ impl Writers {
         self.trajectory.as_ref().map_or(0, |w| w.buffered())
             + self.contacts.as_ref().map_or(0, |w| w.buffered())
             + self.joints.as_ref().map_or(0, |w| w.buffered())
+            + self.drives.as_ref().map_or(0, |w| w.buffered())
             + self.solver.as_ref().map_or(0, |w| w.buffered())
     }
 
@@ -269,6 +274,9 @@ impl Writers {
             w.flush()?;
         }
         if let Some(w) = &mut self.joints {
+            w.flush()?;
+        }
+        if let Some(w) = &mut self.drives {
             w.flush()?;
         }
         if let Some(w) = &mut self.solver {
@@ -285,6 +293,9 @@ impl Writers {
             w.finish()?;
         }
         if let Some(w) = self.joints {
+            w.finish()?;
+        }
+        if let Some(w) = self.drives {
             w.finish()?;
         }
         if let Some(w) = self.solver {
@@ -349,6 +360,10 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
             true => Some(dir.joints_writer(S::kind())?),
             false => None,
         },
+        drives: match options.drives && stepper.scene().bodies.iter().any(|b| b.driven) {
+            true => Some(dir.drives_writer(S::kind())?),
+            false => None,
+        },
         solver: match options.solver {
             true => Some(dir.solver_writer()?),
             false => None,
@@ -402,6 +417,22 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
                     drift: j.drift,
                     time_step: h,
                     actuator: j.actuator,
+                })?;
+            }
+        }
+        // Driven bodies from step 1 on: their wrenches are a step's.
+        if let Some(drives_file) = &mut files.drives
+            && step > 0
+        {
+            let scene = stepper.scene();
+            for d in stepper.drive_states() {
+                drives_file.write_row(&DriveRow {
+                    step,
+                    t: stepper.time(),
+                    body: &scene.bodies[d.body].name,
+                    state: S::record(&scene.bodies[d.body]),
+                    force: &d.force,
+                    torque: &d.torque,
                 })?;
             }
         }

@@ -203,6 +203,11 @@ pub trait Space: Copy + Clone + Debug + Default + PartialEq + Eq + Send + Sync +
     fn compose(a: &Self::Rotation, b: &Self::Rotation) -> Self::Rotation;
     /// The exponential map: the rotation by the angle `‖w‖` about `w` (2D: by `w₀`).
     fn exp(w: &Self::Angular) -> Self::Rotation;
+    /// The logarithm, the inverse of [`Self::exp`]: the rotation vector of angle in `[0, π]`
+    /// (2D: the angle in `(−π, π]`).
+    fn log(r: &Self::Rotation) -> Self::Angular;
+    /// The inverse rotation `Rᵀ`.
+    fn inverse(r: &Self::Rotation) -> Self::Rotation;
     /// `None` if `r` is a finite unit rotation (to `1e-9`), else the reason.
     fn rotation_problem(r: &Self::Rotation) -> Option<String>;
 }
@@ -260,6 +265,12 @@ impl Space for Planar {
     fn exp(w: &Self::Angular) -> Self::Rotation {
         UnitComplex::new(w[0])
     }
+    fn log(r: &Self::Rotation) -> Self::Angular {
+        Vector1::new(r.angle())
+    }
+    fn inverse(r: &Self::Rotation) -> Self::Rotation {
+        r.inverse()
+    }
     fn rotation_problem(r: &Self::Rotation) -> Option<String> {
         let c = r.complex();
         if !(c.re.is_finite() && c.im.is_finite()) {
@@ -312,6 +323,12 @@ impl Space for Spatial {
     }
     fn exp(w: &Self::Angular) -> Self::Rotation {
         UnitQuaternion::from_scaled_axis(*w)
+    }
+    fn log(r: &Self::Rotation) -> Self::Angular {
+        r.scaled_axis()
+    }
+    fn inverse(r: &Self::Rotation) -> Self::Rotation {
+        r.inverse()
     }
     fn rotation_problem(r: &Self::Rotation) -> Option<String> {
         quaternion_problem(r.quaternion())

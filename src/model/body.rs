@@ -1,6 +1,7 @@
 //! Rigid bodies: mass, body-frame inertia, pose, twist, shape and the forces acting on them, and
 //! the per-body pieces of the paper's Newton–Euler row (eq. 6, 21) taken at the start of a step.
 
+use super::drive::PoseTable;
 use super::dynamics::Dynamics;
 use super::error::{ModelError, positive_reason};
 use super::friction::Friction;
@@ -49,8 +50,11 @@ pub struct RigidBody<S: Dynamics> {
     /// A driven body: fixed (no unknowns) but moving with its constant `twist`, its pose at
     /// time `t` being `(c₀ + v t, exp(ω t) R₀)` — a pusher, a conveyor, a turntable. It is an
     /// external agent: it takes impulses without reacting, does work on the scene, and its
-    /// own energy is not counted.
+    /// own energy is not counted. With a [`drive`](Self::drive) table it follows the table
+    /// instead, its twist set by the stepper for each step ([`PoseTable::step_twist`]).
     pub driven: bool,
+    /// The table of poses a driven body follows (`None`: its constant twist).
+    pub drive: Option<Arc<PoseTable<S>>>,
     /// The geometry, a union of convex parts in the body frame.
     pub shape: BodyShape<S>,
     /// A constant applied wrench `(F_ext, τ_ext)` (world frame, torque about `c`).
@@ -99,6 +103,7 @@ impl<S: Dynamics> RigidBody<S> {
             twist: Twist::zero(),
             fixed: false,
             driven: false,
+            drive: None,
             shape,
             external_wrench: Wrench::zero(),
             controller: None,
@@ -119,6 +124,7 @@ impl<S: Dynamics> RigidBody<S> {
             twist: Twist::zero(),
             fixed: true,
             driven: false,
+            drive: None,
             shape,
             external_wrench: Wrench::zero(),
             controller: None,
@@ -140,6 +146,18 @@ impl<S: Dynamics> RigidBody<S> {
         body.driven = true;
         body.twist = twist;
         body.check_twist()?;
+        Ok(body)
+    }
+
+    /// A driven body following the table of poses `table` (see [`crate::model::drive`]),
+    /// starting at its pose at `t = 0`, at rest until the stepper sets its twist per step.
+    pub fn driven_by(
+        name: &str,
+        shape: BodyShape<S>,
+        table: PoseTable<S>,
+    ) -> Result<Self, ModelError> {
+        let mut body = Self::driven(name, shape, table.pose(0.0), Twist::zero())?;
+        body.drive = Some(Arc::new(table));
         Ok(body)
     }
 

@@ -64,6 +64,7 @@
 //! * [`error`]: [`ModelError`], naming the body (or scene item) and the field.
 
 pub mod body;
+pub mod drive;
 pub mod dynamics;
 pub mod error;
 pub mod friction;
@@ -79,6 +80,7 @@ pub mod support;
 mod tests;
 
 pub use body::{BodyState, Controller, RigidBody};
+pub use drive::PoseTable;
 pub use dynamics::{Dynamics, Gyroscopic, left_jacobian_so3};
 pub use error::ModelError;
 pub use friction::Friction;

@@ -325,6 +325,17 @@ impl<S: Dynamics> Scene<S> {
         self.advance_by(nu, self.time_step);
     }
 
+    /// Puts every body driven by a table of poses at the table's pose at `t` with the twist
+    /// that carries it to the pose at `t + h` over the step ([`crate::model::PoseTable`]).
+    pub fn set_drives(&mut self, t: f64, h: f64) {
+        for b in self.bodies.iter_mut() {
+            if let Some(table) = &b.drive {
+                b.pose = table.pose(t);
+                b.twist = table.step_twist(t, h);
+            }
+        }
+    }
+
     /// As [`advance`](Self::advance) with an explicit step `h` (e.g. a retried half step);
     /// driven bodies move by their own twists.
     pub fn advance_by(&mut self, nu: &[f64], h: f64) {

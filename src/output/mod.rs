@@ -48,6 +48,7 @@
 //! all three), except where a column documents an empty field.
 
 mod contacts;
+mod drives;
 mod format;
 mod joints;
 mod solver_log;
@@ -55,6 +56,7 @@ mod summary;
 mod trajectory;
 
 pub use contacts::{ContactMode, ContactRow, ContactsWriter, QuasiRigidImpulses};
+pub use drives::{DriveRow, DrivesWriter};
 pub use format::format_f64;
 pub use joints::{JointRow, JointsWriter};
 pub use solver_log::{SOLVER_COLUMNS, SOLVER_FILE, SolverLogWriter};
@@ -76,6 +78,9 @@ pub const TRAJECTORY_FILE: &str = "trajectory.csv";
 pub const CONTACTS_FILE: &str = "contacts.csv";
 /// File name of the joint table inside a run directory (a scene with joints only).
 pub const JOINTS_FILE: &str = "joints.csv";
+/// File name of the driven bodies' table inside a run directory (a scene with driven bodies
+/// only).
+pub const DRIVES_FILE: &str = "drives.csv";
 /// File name of the summary inside a run directory.
 pub const SUMMARY_FILE: &str = "summary.json";
 /// File name of the animation `run --animate` writes inside a run directory.
@@ -188,11 +193,12 @@ impl OutputError {
 pub const LOCK_FILE: &str = ".run.lock";
 
 /// The files a run writes (a directory holding one of them holds a run).
-const RUN_FILES: [&str; 5] = [
+const RUN_FILES: [&str; 6] = [
     SUMMARY_FILE,
     TRAJECTORY_FILE,
     CONTACTS_FILE,
     JOINTS_FILE,
+    DRIVES_FILE,
     SOLVER_FILE,
 ];
 
@@ -300,6 +306,7 @@ impl RunDir {
             self.trajectory_path(),
             self.contacts_path(),
             self.joints_path(),
+            self.drives_path(),
             self.path.join(SOLVER_FILE),
             self.path.join(ANIMATION_FILE),
         ] {
@@ -334,6 +341,11 @@ impl RunDir {
         self.path.join(JOINTS_FILE)
     }
 
+    /// `<run dir>/drives.csv`.
+    pub fn drives_path(&self) -> PathBuf {
+        self.path.join(DRIVES_FILE)
+    }
+
     /// `<run dir>/summary.json`.
     pub fn summary_path(&self) -> PathBuf {
         self.path.join(SUMMARY_FILE)
@@ -363,6 +375,11 @@ impl RunDir {
     /// Starts `joints.csv` in this directory, see [`JointsWriter::create`].
     pub fn joints_writer(&self, kind: BodyKind) -> Result<JointsWriter, OutputError> {
         JointsWriter::create(self.joints_path(), kind)
+    }
+
+    /// Starts `drives.csv` in this directory, see [`DrivesWriter::create`].
+    pub fn drives_writer(&self, kind: BodyKind) -> Result<DrivesWriter, OutputError> {
+        DrivesWriter::create(self.drives_path(), kind)
     }
 
     /// Starts `solver.csv` in this directory, see [`SolverLogWriter`].

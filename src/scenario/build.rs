@@ -4,8 +4,8 @@
 
 use super::error::{ErrorKind, ScenarioError, invalid};
 use super::schema::{
-    BodySpec, FrictionSpec, FunctionSpec, JointKindSpec, JointSpec, LayerSpec, Numbers, PartKind,
-    PartSpec, ScenarioFile, ShapeKind, WORLD,
+    BodySpec, DriveSpec, FrictionSpec, FunctionSpec, JointKindSpec, JointSpec, LayerSpec, Numbers,
+    PartKind, PartSpec, ScenarioFile, ShapeKind, WORLD,
 };
 use super::{AnyScene, Scenario};
 use crate::geometry::space::quaternion_problem;
@@ -355,6 +355,86 @@ fn check_keys(
     Ok(())
 }
 
+/// The table of `body.drive` at `path`, starting at the body's `pose`.
+fn pose_table<S: FileSpace>(
+    cx: Ctx,
+    spec: &DriveSpec,
+    pose: &Pose<S>,
+    path: &str,
+) -> R<crate::model::PoseTable<S>> {
+    let n = spec.times.len();
+    let at = |key: &str, k: usize| format!("{path}.{key}[{k}]");
+    if spec.positions.len() != n {
+        return Err(cx.err(
+            format!("{path}.positions"),
+            ErrorKind::WrongLength,
+            format!(
+                "has {} entries but `times` has {n}: one per time",
+                spec.positions.len()
+            ),
+        ));
+    }
+    let mut poses = Vec::with_capacity(n);
+    for (k, position) in spec.positions.iter().enumerate() {
+        let position = cx.vector::<S>(position, &at("positions", k))?;
+        poses.push(Pose {
+            position,
+            rotation: pose.rotation,
+        });
+    }
+    if let Some(orientations) = &spec.orientations {
+        if orientations.len() != n {
+            return Err(cx.err(
+                format!("{path}.orientations"),
+                ErrorKind::WrongLength,
+                format!(
+                    "has {} entries but `times` has {n}: one per time",
+                    orientations.len()
+                ),
+            ));
+        }
+        for (k, o) in orientations.iter().enumerate() {
+            poses[k].rotation = S::rotation(cx, o, &at("orientations", k))?;
+            // The table turns the shorter way: a 2D turn of π or more between two entries
+            // would silently run backwards.
+            if S::DIM == 2
+                && k > 0
+                && let (Numbers::Scalar(a), Numbers::Scalar(b)) = (&orientations[k - 1], o)
+                && (b - a).abs() >= std::f64::consts::PI
+            {
+                return Err(cx.err(
+                    at("orientations", k),
+                    ErrorKind::InvalidValue,
+                    format!(
+                        "turns by {:.3} rad from the entry before: a table turns the shorter \
+                         way, by less than π; add entries in between",
+                        b - a
+                    ),
+                ));
+            }
+        }
+    }
+    let first = &poses.first().copied();
+    if let Some(first) = first {
+        let off = S::norm(&(first.position - pose.position));
+        let turn = S::log(&S::compose(&first.rotation, &S::inverse(&pose.rotation)));
+        let turned = (0..S::ANGULAR_DIM)
+            .map(|i| turn[i] * turn[i])
+            .sum::<f64>()
+            .sqrt();
+        if off > 1e-12 || turned > 1e-12 {
+            return Err(cx.err(
+                format!("{path}.positions[0]"),
+                ErrorKind::InvalidValue,
+                "the table's first pose must be the body's `position` and `orientation` (it \
+                 holds that pose until the first time)",
+            ));
+        }
+    }
+    crate::model::PoseTable::new(spec.times.clone(), poses)
+        .map_err(|reason| cx.err(format!("{path}.times"), ErrorKind::InvalidValue, reason))
+}
+
 fn placement<S: FileSpace>(
     cx: Ctx,
     position: Option<&Vec<f64>>,
@@ -555,7 +635,31 @@ fn build_body<S: FileSpace>(cx: Ctx, spec: &BodySpec, path: &str) -> R<RigidBody
         None => S::zero_angular(),
     };
     let model = |e| cx.model(e, path, &p("friction"));
-    let body = if spec.driven {
+    let body = if let Some(drive) = &spec.drive {
+        if spec.fixed {
+            return Err(cx.err(
+                p("drive"),
+                ErrorKind::InvalidValue,
+                "a fixed body never moves: remove `fixed` to let it follow the table",
+            ));
+        }
+        let keys = [
+            ("velocity", velocity != S::zero_vector()),
+            ("angular_velocity", angular_velocity != S::zero_angular()),
+            ("force", force != S::zero_vector()),
+            ("torque", torque != S::zero_angular()),
+        ];
+        if let Some((key, _)) = keys.iter().find(|(_, nonzero)| *nonzero) {
+            return Err(cx.err(
+                p(key),
+                ErrorKind::InvalidValue,
+                "a body that follows a `drive` table takes its motion from the table: it can \
+                 have no velocity, angular velocity, force or torque",
+            ));
+        }
+        let table = pose_table::<S>(cx, drive, &pose, &p("drive"))?;
+        RigidBody::driven_by(&spec.name, shape, table).map_err(model)?
+    } else if spec.driven {
         if spec.fixed {
             return Err(cx.err(
                 p("driven"),
@@ -1484,6 +1588,11 @@ fn lcp_settings(cx: Ctx, file: &ScenarioFile, scene: &AnyScene) -> R<crate::step
             }
             LcpError::CompliantLayer { body } => cx.err(
                 format!("body[{}].layer", index(body)),
+                ErrorKind::InvalidValue,
+                e.to_string(),
+            ),
+            LcpError::Driven { body } => cx.err(
+                format!("body[{}].driven", index(body)),
                 ErrorKind::InvalidValue,
                 e.to_string(),
             ),

@@ -65,6 +65,11 @@
 //! # driven = true                # optional, default false: moves as prescribed at its constant
 //! #                              #   velocity / angular_velocity (no unknowns, no force or torque;
 //! #                              #   mass and inertia ignored): a pusher, a conveyor, a turntable
+//! # [body.drive]                 # optional: the body follows a table of poses instead (it is
+//! # times = [0.0, 1.0]           #   then driven; no velocity, force or torque); s, ≥ 2, increasing
+//! # positions = [[0, 0, 0], [0, 0, 1]]  # one per time; the first is the body's position
+//! # orientations = [[1, 0, 0, 0], [1, 0, 0, 0]]  # optional, as `orientation`; the first is the
+//! #                              #   body's; consecutive entries turn by < π (the shorter way)
 //! position = [0.0, 0.0, 0.0]     # m, world frame
 //! [[body.part]]                  # a body is a union of convex parts…
 //! [[body.part.function]]         # …each the intersection of one or more functions f ≤ 0
@@ -138,6 +143,7 @@
 //! trajectory = true              # trajectory.csv, default true
 //! contacts = true                # contacts.csv, default true
 //! joints = true                  # joints.csv (a scene with [[joint]] entries), default true
+//! drives = true                  # drives.csv (a scene with driven bodies), default true
 //! solver = true                  # solver.csv, default true
 //! every = 1                      # write every K-th step (and the last), default 1
 //! max_output_mb = 500            # refuse a run expected to write more (MB), default 500

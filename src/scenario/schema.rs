@@ -379,6 +379,9 @@ pub struct Outputs {
     /// Write `joints.csv` when the scene has joints (default true).
     #[serde(default = "yes")]
     pub joints: bool,
+    /// Write `drives.csv` when the scene has driven bodies (default true).
+    #[serde(default = "yes")]
+    pub drives: bool,
     /// Write `solver.csv` (default true).
     #[serde(default = "yes")]
     pub solver: bool,
@@ -414,6 +417,7 @@ impl Default for Outputs {
             trajectory: true,
             contacts: true,
             joints: true,
+            drives: true,
             solver: true,
             every: 1,
             max_output_mb: None,
@@ -449,6 +453,10 @@ pub struct BodySpec {
     /// takes no force or torque and its mass and inertia are ignored; it pushes what it meets.
     #[serde(default, skip_serializing_if = "is_false")]
     pub driven: bool,
+    /// A table of poses the body follows (`[body.drive]`, see [`crate::model::drive`]): the
+    /// body is then driven (no `velocity` or `angular_velocity`; its twist comes from the table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<DriveSpec>,
     /// Mass `m > 0` (required for a moving body).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mass: Option<f64>,
@@ -483,6 +491,22 @@ pub struct BodySpec {
     pub layer: Option<LayerSpec>,
     /// The body's shape: a union of convex parts (`[[body.part]]`; at least one).
     pub part: Vec<PartSpec>,
+}
+
+/// `body.drive`: the table of poses of a driven body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSpec {
+    /// The times (s): at least two, strictly increasing, the first `≥ 0`.
+    pub times: Vec<f64>,
+    /// The body origin's position at each time, one entry per dimension; the first is the
+    /// body's `position`.
+    pub positions: Vec<Vec<f64>>,
+    /// The orientation at each time, as the body's `orientation` (2D an angle, 3D a unit
+    /// quaternion); consecutive entries turn by less than π (the table turns the shorter way).
+    /// Default: the body's orientation throughout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientations: Option<Vec<Numbers>>,
 }
 
 /// The kind of a convex part.

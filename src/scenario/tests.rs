@@ -957,6 +957,7 @@ fn spatial_union_scene_round_trips_through_toml() {
         name: "gadget".into(),
         fixed: false,
         driven: false,
+        drive: None,
         mass: Some(2.0),
         inertia: Some(Numbers::Matrix(vec![
             vec![0.5, 0.01, 0.0],
@@ -982,6 +983,7 @@ fn spatial_union_scene_round_trips_through_toml() {
         name: "floor".into(),
         fixed: true,
         driven: false,
+        drive: None,
         mass: None,
         inertia: None,
         position: vec![0.0, 0.0, 0.0],
@@ -1073,6 +1075,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             trajectory: true,
             contacts: false,
             joints: false,
+            drives: false,
             solver: false,
             every: 10,
             max_output_mb: Some(2),

@@ -396,6 +396,10 @@ pub struct ImplicitStepper<S: Dynamics> {
     supports: Vec<SupportSlot<S>>,
     /// The joint actuators' impulses of the step (`ν`-sized scratch).
     actuation: Vec<f64>,
+    /// Per body, the joint actuators' impulse on it (a driven body's only) in the current
+    /// (sub-)step attempt, and summed over the step's applied sub-steps (its required wrench).
+    drive_pending: Vec<[f64; 6]>,
+    drive_actuation: Vec<[f64; 6]>,
     /// When a step was halved, per joint the sum of its sub-steps' impulses on body 2 (force,
     /// then moment about the anchor, which moves by `O(h)` between the sub-steps).
     joint_sums: Vec<Vec<f64>>,
@@ -511,6 +515,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             joints: Vec::new(),
             supports: Vec::new(),
             joint_sums: Vec::new(),
+            drive_pending: Vec::new(),
+            drive_actuation: Vec::new(),
             actuation: vec![0.0; nv],
             active: Vec::new(),
             slot_of: BTreeMap::new(),
@@ -559,6 +565,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .map(|j| JointSlot::new(JointBlock::new(j.clone()), [j.body1, Some(j.body2)]))
             .collect();
         stepper.scheme().check(&stepper.scene)?;
+        stepper.scene.set_drives(0.0, stepper.scene.time_step);
         stepper.supports = stepper
             .scene
             .supports
@@ -1014,6 +1021,110 @@ impl<S: Dynamics> ImplicitStepper<S> {
         integrator::scheme(self.settings.integrator)
     }
 
+    /// The joint actuators' impulses `h w` on driven bodies (which `ν` has no rows for) at
+    /// time `t` and the current state, into `drive_pending`: part of their required wrench.
+    fn actuator_impulses_on_drives(&mut self, t: f64, h: f64) {
+        self.drive_pending.clear();
+        for j in 0..self.joints.len() {
+            let joint = &self.joints[j];
+            let driven = joint
+                .bodies
+                .map(|b| b.filter(|&b| self.scene.bodies[b].driven));
+            if driven.iter().all(Option::is_none) {
+                continue;
+            }
+            let (pose1, pose2) = self.joint_poses(j);
+            let [b1, b2] = joint.bodies;
+            let (t1, t2) = (self.twist_of(b1, None), self.twist_of(b2, None));
+            let Some((_, wrenches)) = joint.block.actuator_wrenches(&pose1, &pose2, &t1, &t2, t)
+            else {
+                continue;
+            };
+            self.drive_pending.resize(self.scene.bodies.len(), [0.0; 6]);
+            for (b, w) in driven.into_iter().zip(wrenches) {
+                if let Some(b) = b {
+                    for (p, wi) in self.drive_pending[b].iter_mut().zip(w) {
+                        *p += h * wi;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every driven body's required wrench over the last step: the force and the torque about
+    /// its origin (world frame; `S::DOF` entries) its drive exerts to keep it on its prescribed
+    /// motion against the contacts, joints and joint actuators acting on it — minus the sum of
+    /// their impulses on it over the whole step (a halved step's sub-steps summed), divided by
+    /// the step. A driven body's own mass and weight are not part of the model (it is an
+    /// external agent), so they are not in it.
+    pub fn drives(&self) -> Vec<crate::stepper::DriveState> {
+        let driven: Vec<usize> = (0..self.scene.bodies.len())
+            .filter(|&b| self.scene.bodies[b].driven)
+            .collect();
+        if driven.is_empty() {
+            return Vec::new();
+        }
+        let (d, dof) = (S::DIM, S::DOF);
+        let h = self.scene.time_step;
+        let mut sums = vec![[0.0; 6]; self.scene.bodies.len()];
+        // The impulse `p` at world point `at` on body `b`, about its origin.
+        let mut add = |b: usize, p: &S::Vector, at: &S::Vector, torque: &[f64]| {
+            let c = self.scene.bodies[b].pose.position;
+            let w = crate::model::Wrench::<S>::from_force_at(*p, &(*at - c));
+            let mut out = [0.0; 6];
+            w.write_to(&mut out[..dof]);
+            for (k, s) in sums[b].iter_mut().enumerate().take(dof) {
+                *s += out[k] + if k >= d { torque[k - d] } else { 0.0 };
+            }
+        };
+        for c in self.contacts() {
+            let n = S::vector_from_fn(|k| c.normal[k]);
+            let f = S::vector_from_fn(|k| c.friction[k]);
+            let p = n * c.normal_impulse + f;
+            let torsion: Vec<f64> = (0..S::ANGULAR_DIM)
+                .map(|k| {
+                    if d == 3 {
+                        c.torsion_impulse * c.normal[k]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let minus: Vec<f64> = torsion.iter().map(|t| -t).collect();
+            let (a1, a2) = (
+                S::vector_from_fn(|k| c.a1[k]),
+                S::vector_from_fn(|k| c.a2[k]),
+            );
+            add(c.body2, &p, &a2, &torsion);
+            add(c.body1, &(p * -1.0), &a1, &minus);
+        }
+        for js in self.joints() {
+            let joint = self.joints[js.index].block.joint();
+            let pose2 = self.scene.bodies[joint.body2].pose;
+            let anchor = pose2.transform_point(&joint.anchor[1]);
+            let p = S::vector_from_fn(|k| js.impulse[k]);
+            let minus: Vec<f64> = js.moment.iter().map(|m| -m).collect();
+            add(joint.body2, &p, &anchor, &js.moment);
+            if let Some(b1) = joint.body1 {
+                add(b1, &(p * -1.0), &anchor, &minus);
+            }
+        }
+        for (b, a) in self.drive_actuation.iter().enumerate() {
+            for (s, v) in sums[b].iter_mut().zip(a) {
+                *s += v;
+            }
+        }
+        driven
+            .into_iter()
+            .map(|b| crate::stepper::DriveState {
+                body: b,
+                // `0 − x` keeps a zero wrench `+0` in the files.
+                force: sums[b][..d].iter().map(|v| 0.0 - v / h).collect(),
+                torque: sums[b][d..dof].iter().map(|v| 0.0 - v / h).collect(),
+            })
+            .collect()
+    }
+
     /// Whether some joint has an actuator (which does work on the scene).
     fn has_actuators(&self) -> bool {
         self.joints
@@ -1162,6 +1273,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.snapshot_z.extend_from_slice(&self.z);
         self.energy_projected = 0.0;
         self.halved = false;
+        self.drive_actuation.clear();
         self.kick.loaded_at_step.clone_from(&self.kick.loaded);
         loop {
             report.contacts = self.active.len();
@@ -1178,6 +1290,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.time = time;
             self.energy_projected = 0.0;
             self.halved = false;
+            self.drive_actuation.clear();
             self.kick.loaded.clone_from(&self.kick.loaded_at_step);
             let layout_z = std::mem::take(&mut self.snapshot_z);
             self.z.clear();
@@ -1212,6 +1325,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// [`super::halving`]): solved, checked and applied, or the state put back. The state to
     /// return to is kept in a per-depth buffer (allocated once).
     fn attempt_step(&mut self, h: f64, depth: usize, report: &mut StepReport) -> (bool, f64) {
+        // Bodies driven by a table of poses: at its pose now, moving to its pose at t + h.
+        self.scene.set_drives(self.time, h);
         if self.saved.len() <= depth {
             self.saved.resize_with(depth + 1, Vec::new);
         }
@@ -1258,6 +1373,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // of it (before, the previous sub-step's were summed in their place).
             if depth > 0 {
                 self.add_substep_impulses();
+            }
+            if !self.drive_pending.is_empty() {
+                let n = self.drive_pending.len();
+                self.drive_actuation.resize(n, [0.0; 6]);
+                for (sum, p) in self.drive_actuation.iter_mut().zip(&self.drive_pending) {
+                    for (a, b) in sum.iter_mut().zip(p) {
+                        *a += b;
+                    }
+                }
             }
             self.time += h;
             if depth == 0 {
@@ -1690,6 +1814,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 self.applied[i] += a;
             }
             self.actuation = act;
+            self.actuator_impulses_on_drives(t, h);
         }
         self.start_poses.clear();
         self.start_poses

@@ -191,6 +191,15 @@ pub enum LcpError {
         /// Its body's name.
         body: String,
     },
+    /// A body is driven, which the LCP stepper would hold still.
+    #[error(
+        "body `{body}` is driven, but the LCP stepper holds bodies without unknowns still: \
+         driven bodies need stepper = \"implicit\""
+    )]
+    Driven {
+        /// The body.
+        body: String,
+    },
     /// The polygonal approximation of a part could not be built.
     #[error("body `{body}` part {part}: polygonal approximation failed: {source}")]
     Polytope {
@@ -286,6 +295,11 @@ impl<S: Dynamics> LcpStepper<S> {
         settings.validate(S::DIM)?;
         if let Some(body) = scene.bodies.iter().find(|b| b.layer.is_some()) {
             return Err(LcpError::CompliantLayer {
+                body: body.name.clone(),
+            });
+        }
+        if let Some(body) = scene.bodies.iter().find(|b| b.driven) {
+            return Err(LcpError::Driven {
                 body: body.name.clone(),
             });
         }

@@ -11,7 +11,7 @@ pub mod report;
 
 pub use implicit::{ImplicitStepper, StepperError, StepperSettings};
 pub use lcp::{LcpError, LcpSettings, LcpStepper};
-pub use report::{ContactState, JointState, StepReport};
+pub use report::{ContactState, DriveState, JointState, StepReport};
 
 use crate::model::{Dynamics, Scene};
 
@@ -45,6 +45,11 @@ pub trait TimeStepper<S: Dynamics> {
     /// The largest drift of any joint at the current poses (0 without joints).
     fn joint_drift(&self) -> f64 {
         0.0
+    }
+    /// The driven bodies' required wrenches over the last step, for `drives.csv` (empty
+    /// without driven bodies).
+    fn drive_states(&self) -> Vec<DriveState> {
+        Vec::new()
     }
     /// The deepest penetration after the last step (`summary.json`'s `max_penetration`); by
     /// default the largest [`ContactState::penetration`].
@@ -82,6 +87,9 @@ impl<S: Dynamics> TimeStepper<S> for ImplicitStepper<S> {
     }
     fn joint_drift(&self) -> f64 {
         ImplicitStepper::joint_drift(self)
+    }
+    fn drive_states(&self) -> Vec<DriveState> {
+        ImplicitStepper::drives(self)
     }
 }
 

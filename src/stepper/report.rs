@@ -74,6 +74,18 @@ pub struct ContactState {
     pub quasi_rigid: Option<crate::contact::QuasiRigidState>,
 }
 
+/// A driven body after a step, for output: the wrench its drive exerted over the step
+/// (see [`crate::stepper::ImplicitStepper::drives`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveState {
+    /// The body's index in the scene.
+    pub body: usize,
+    /// The required force (N, `D` entries, world frame).
+    pub force: Vec<f64>,
+    /// The required torque about the body's origin (N·m, `A` entries, world frame).
+    pub torque: Vec<f64>,
+}
+
 /// What one step did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepReport {
