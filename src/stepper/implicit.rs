@@ -446,6 +446,12 @@ pub struct JointState {
     /// The joint actuator's force or torque at the bodies' current state (the one it applies
     /// over the next step), `None` without an actuator.
     pub actuator: Option<f64>,
+    /// The limits' generalised impulse `λ_lo − λ_hi` along the free coordinate over the step
+    /// (N·s or N·m·s; positive: the lower stop pushes), `None` without limits.
+    pub limit_impulse: Option<f64>,
+    /// Joint friction's generalised impulse along the free coordinate over the step (N·s or
+    /// N·m·s, within `±F h`), `None` without joint friction.
+    pub friction_impulse: Option<f64>,
 }
 
 /// The state of one contact after a step, for output.
@@ -740,6 +746,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .iter()
             .map(|j| JointSlot::new(JointBlock::new(j.clone())))
             .collect();
+        if let Some(j) = stepper
+            .scene
+            .joints
+            .iter()
+            .find(|j| j.has_inequality_rows())
+            && stepper.settings.integrator != Integrator::Euler
+        {
+            return Err(StepperError::Unsupported(format!(
+                "joint `{}`: joint limits and friction are complementarity rows, which the \
+                 second-order integrators' velocity projection does not handle: use \
+                 `integrator = \"euler\"`",
+                j.name
+            )));
+        }
         if !stepper.scene.supports.is_empty() && stepper.settings.integrator != Integrator::Euler {
             return Err(StepperError::Unsupported(
                 "support friction (the 2.5D model) is written for the paper's scheme: use \
@@ -911,7 +931,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         for joint in &mut self.joints {
             joint.offset = self.z.len();
-            let (lo, hi) = joint.block.bounds();
+            let (lo, hi) = joint.block.bounds(self.scene.time_step);
             self.z.extend_from_slice(&joint.x);
             self.lower.extend_from_slice(&lo);
             self.upper.extend_from_slice(&hi);
@@ -1204,8 +1224,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     body1: joint.body1,
                     body2: joint.body2,
                     impulse: p[..d].to_vec(),
-                    moment: p[d..].to_vec(),
+                    moment: p[d..S::DOF].to_vec(),
                     drift: joint.block.drift(&pose1, &pose2),
+                    limit_impulse: joint.block.joint().limits.map(|_| p[S::DOF]),
+                    friction_impulse: joint.block.joint().friction.map(|_| p[S::DOF + 1]),
                 }
             })
             .collect()
@@ -1293,7 +1315,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// Joint `j`'s impulse on body 2 in the last (sub-)step: force, then moment about the
-    /// anchor (`S::DOF` entries); under RATTLE the MCP's multipliers plus the projection's.
+    /// anchor (`S::DOF` entries), then the limits' and friction's impulses along the free
+    /// coordinate (0 without them); under RATTLE the MCP's multipliers plus the projection's.
     fn joint_impulse(&self, j: usize) -> Vec<f64> {
         let joint = &self.joints[j];
         let n = joint.block.local_count();
@@ -1307,6 +1330,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         joint.block.impulse_on_body2(&x, &pose1, &pose2, &mut out);
+        let (limit, friction) = joint.block.coordinate_impulses(&x);
+        out.extend([limit.unwrap_or(0.0), friction.unwrap_or(0.0)]);
         out
     }
 
@@ -1333,7 +1358,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.halved_sum.clear();
             self.halved_sum.resize(self.slots.len(), [0.0; 4]);
             self.joint_sums.clear();
-            self.joint_sums.resize(self.joints.len(), vec![0.0; S::DOF]);
+            self.joint_sums
+                .resize(self.joints.len(), vec![0.0; S::DOF + 2]);
         }
         for j in 0..self.joints.len() {
             let p = self.joint_impulse(j);
@@ -1656,6 +1682,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// impulses"), centred first at the impulses the step starts from.
     fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
         self.prepare(h);
+        // A joint friction's bound is an impulse over this (sub-)step.
+        for joint in &self.joints {
+            let range = joint.offset..joint.offset + joint.block.local_count();
+            let (lo, hi) = (&mut self.lower[range.clone()], &mut self.upper[range]);
+            joint.block.write_bounds(h, lo, hi);
+        }
         self.set_proximal_weights(h);
         for &k in &self.active {
             self.slots[k].block.set_cone_scale(1.0);
