@@ -119,7 +119,7 @@ fn a_pendulum_run_writes_joints_csv_and_the_largest_drift() {
     let (header, rows) = csv(&dir.join("joints.csv"));
     assert_eq!(
         header.join(","),
-        "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,force_y,torque,actuator"
+        "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,force_y,torque,actuator,limit_impulse,friction_impulse"
     );
     assert_eq!(rows.len(), 100);
     let steps: Vec<usize> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
@@ -164,7 +164,8 @@ fn a_hinge_in_3d_writes_its_moments() {
     assert_eq!(
         header.join(","),
         "step,t,joint,name,body1,body2,impulse_x,impulse_y,impulse_z,moment_x,moment_y,\
-         moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator"
+         moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator,\
+         limit_impulse,friction_impulse"
     );
     assert_eq!(rows.len(), 20);
     let num = |r: &[String], c: &str| -> f64 { r[column(&header, c)].parse().unwrap() };

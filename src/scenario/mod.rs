@@ -484,7 +484,7 @@ impl Scenario {
         }
         if o.joints {
             let angular = if dim == 2 { 1 } else { 3 };
-            fields += joints * (8 + 2 * (dim + angular));
+            fields += joints * (10 + 2 * (dim + angular));
         }
         if o.solver {
             fields += crate::output::SOLVER_COLUMNS.len();
