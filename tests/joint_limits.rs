@@ -256,6 +256,8 @@ fn a_pendulum_swings_onto_its_stop_and_rests() {
 fn joint_friction_brakes_a_slider_and_a_wheel() {
     let (alpha, m, h) = (0.4f64, 1.5, 0.01);
     let pull = m * G * alpha.sin();
+    // Worst relative slide error, stuck speed, stuck impulse error; spin-up error, stuck spin.
+    let mut worst = [0.0f64; 5];
     for friction in [2.0, 8.0] {
         let mut scene = example("slider_friction_2d");
         assert_eq!(scene.joints[0].friction, Some(2.0));
@@ -279,6 +281,7 @@ fn joint_friction_brakes_a_slider_and_a_wheel() {
                     (p + friction * h).abs() <= 1e-12,
                     "step {k}: friction impulse {p}"
                 );
+                worst[0] = worst[0].max((along - exact).abs() / exact);
             } else {
                 assert!(v <= 1e-10 && along.abs() <= 1e-10, "step {k}: moves at {v}");
                 assert!(
@@ -286,6 +289,8 @@ fn joint_friction_brakes_a_slider_and_a_wheel() {
                     "step {k}: {p} vs {}",
                     -pull * h
                 );
+                worst[1] = worst[1].max(v);
+                worst[2] = worst[2].max((p + pull * h).abs());
             }
         }
     }
@@ -320,13 +325,20 @@ fn joint_friction_brakes_a_slider_and_a_wheel() {
             if tau > torque_friction {
                 let spin = k as f64 * h * (tau - torque_friction) / inertia;
                 assert!((w - spin).abs() <= 1e-10 * spin, "step {k}: {w} vs {spin}");
+                worst[3] = worst[3].max((w - spin).abs() / spin);
             } else {
                 assert!(w.abs() <= 1e-10, "step {k}: spins at {w}");
+                worst[4] = worst[4].max(w.abs());
                 let p = s.joints()[0].friction_impulse.unwrap();
                 assert!((p + tau * h).abs() <= 1e-10, "step {k}: {p}");
             }
         }
     }
+    eprintln!(
+        "friction: slide {:.1e} rel, stuck speed {:.1e} m/s, stuck impulse {:.1e} N·s; wheel \
+         spin-up {:.1e} rel, stuck spin {:.1e} rad/s",
+        worst[0], worst[1], worst[2], worst[3], worst[4]
+    );
 }
 
 /// (d) A 3D door (a box on a hinge about `z`, gravity along −y) swinging onto its stop follows
