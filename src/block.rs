@@ -24,8 +24,16 @@ pub trait ConstraintBlock<S: Dynamics> {
     type Eval: BlockEval + std::fmt::Debug;
     /// Number of local unknowns (and rows).
     fn local_count(&self) -> usize;
-    /// Lower and upper bounds of the local unknowns.
-    fn bounds(&self) -> (Vec<f64>, Vec<f64>);
+    /// Lower and upper bounds of the local unknowns for a (sub-)step of `h` (an impulse bound
+    /// such as a joint friction's scales with it).
+    fn bounds(&self, h: f64) -> (Vec<f64>, Vec<f64>);
+    /// Writes [`Self::bounds`] into `lo` and `hi` (`local_count` entries each) without
+    /// allocating, for every (sub-)step.
+    fn write_bounds(&self, h: f64, lo: &mut [f64], hi: &mut [f64]) {
+        let (l, u) = self.bounds(h);
+        lo.copy_from_slice(&l);
+        hi.copy_from_slice(&u);
+    }
     /// A zeroed evaluation.
     fn new_eval(&self) -> Self::Eval;
     /// The rows and wrenches at the local unknowns `x` and the bodies' steps `s1`, `s2` over a

@@ -417,6 +417,8 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
                     drift: j.drift,
                     time_step: h,
                     actuator: j.actuator,
+                    limit_impulse: j.limit_impulse,
+                    friction_impulse: j.friction_impulse,
                 })?;
             }
         }

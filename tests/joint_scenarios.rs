@@ -119,7 +119,7 @@ fn a_pendulum_run_writes_joints_csv_and_the_largest_drift() {
     let (header, rows) = csv(&dir.join("joints.csv"));
     assert_eq!(
         header.join(","),
-        "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,force_y,torque,actuator"
+        "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,force_y,torque,actuator,limit_impulse,friction_impulse"
     );
     assert_eq!(rows.len(), 100);
     let steps: Vec<usize> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
@@ -164,7 +164,8 @@ fn a_hinge_in_3d_writes_its_moments() {
     assert_eq!(
         header.join(","),
         "step,t,joint,name,body1,body2,impulse_x,impulse_y,impulse_z,moment_x,moment_y,\
-         moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator"
+         moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator,\
+         limit_impulse,friction_impulse"
     );
     assert_eq!(rows.len(), 20);
     let num = |r: &[String], c: &str| -> f64 { r[column(&header, c)].parse().unwrap() };
@@ -343,5 +344,61 @@ fn a_bad_driven_body_is_refused_at_its_line() {
         );
         assert!(stderr.contains(reason), "case {k}: {stderr}");
     }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The limit and friction examples run from the command line: `joints.csv`'s `limit_impulse`
+/// is empty before the pendulum reaches its stop and, at rest on it, holds gravity's torque
+/// about the pin over the step (`m g (L/2) cos 1 h`, to 1e-9 N·m·s); the slider's
+/// `friction_impulse` is `−F h` at every step, its `limit_impulse` empty (no limits); the
+/// other joints' new columns are empty (the pendulum above).
+#[test]
+fn the_limit_and_friction_examples_write_their_impulses() {
+    let out = common::temp_dir("joint-scenarios", "limits");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let file = examples.join("pendulum_limit_2d.toml");
+    let o = run(&out, &file, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (header, rows) = csv(&out.join("pendulum_limit_2d").join("joints.csv"));
+    assert_eq!(rows.len(), 1000);
+    let (limit, friction) = (
+        column(&header, "limit_impulse"),
+        column(&header, "friction_impulse"),
+    );
+    assert_eq!((limit, friction), (header.len() - 2, header.len() - 1));
+    let last: f64 = rows[999][limit].parse().unwrap();
+    let expected = 2.0 * 9.81 * 0.5 * 1f64.cos() * 1e-3;
+    assert!((last - expected).abs() < 1e-9, "{last} vs {expected}");
+    let first: f64 = rows[0][limit].parse().unwrap();
+    assert!(first.abs() < 1e-9, "{first}");
+    assert!(rows.iter().all(|r| r[friction].is_empty()));
+
+    let file = examples.join("slider_friction_2d.toml");
+    let o = run(&out, &file, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (header, rows) = csv(&out.join("slider_friction_2d").join("joints.csv"));
+    assert_eq!(rows.len(), 100);
+    let (limit, friction) = (
+        column(&header, "limit_impulse"),
+        column(&header, "friction_impulse"),
+    );
+    for r in &rows {
+        assert!(r[limit].is_empty(), "{r:?}");
+        let p: f64 = r[friction].parse().unwrap();
+        assert!((p + 2.0 * 0.01).abs() < 1e-12, "{r:?}");
+    }
+
+    let file = write(&out, "pendulum.toml", PENDULUM);
+    let o = run(&out, &file, &["--duration", "0.05"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (header, rows) = csv(&out.join("pendulum").join("joints.csv"));
+    let (limit, friction) = (
+        column(&header, "limit_impulse"),
+        column(&header, "friction_impulse"),
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r[limit].is_empty() && r[friction].is_empty())
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

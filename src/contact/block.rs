@@ -1215,7 +1215,7 @@ impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for ContactBloc
     fn local_count(&self) -> usize {
         self.layout().local_count
     }
-    fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+    fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
         ContactBlock::bounds(self)
     }
     fn new_eval(&self) -> ContactEval {

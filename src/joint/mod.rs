@@ -42,6 +42,29 @@
 //! vector `(x, y)` as `(x, y, 0)` and a planar rotation about `z`, so the rows are written once
 //! for both spaces. The rows are exact at the end of the step, so a joint does not drift: its
 //! residual after the step is the solve's tolerance.
+//!
+//! # Limits and friction
+//!
+//! A prismatic or revolute joint may add rows on its free coordinate `q` (the one
+//! [`JointBlock::coordinate`] reports), after the rows above, in this order:
+//!
+//! ```text
+//! lower     (q − lo) / h  ⊥  λ_lo ≥ 0            a stop: impulse  λ_lo ∇q
+//! upper     (hi − q) / h  ⊥  λ_hi ≥ 0            a stop: impulse −λ_hi ∇q
+//! friction  q̇ = ∇q · ν    ⊥  λ_f ∈ [−F h, F h]    Coulomb:  impulse  λ_f ∇q
+//! ```
+//!
+//! `q` is the prismatic joint's `along 0` row, and the revolute joint's angle `atan2(y, x)` of
+//! two dot rows (3D `x = u_{1,1}·u_{2,1}`, `y = u_{1,2}·u_{2,1}`; 2D `x = u_{1,0}·u_{2,0}`,
+//! `y = u_{1,1}·u_{2,0}`), its gradient and Hessian composed from theirs: the stops then act
+//! along the same virtual displacement as the rows above, at the end-of-step poses, and are
+//! exact and inelastic (the step ends on the stop, at rest against it). The friction row is
+//! the end-of-step rate `Σ_y ∇_y q · ν_y` (its own `O(1)` scale, m/s or rad/s), whose
+//! derivative has the gradient's own turning (the Hessian times `ν`) beside `∇q`: a box-bounded
+//! multiplier gives Coulomb's law (at a bound while `q` moves, inside it while `q̇ = 0`),
+//! with the bound an impulse over the (sub-)step, so it takes the step's `h`
+//! ([`JointBlock::write_bounds`]). These rows are inequalities: [`JointBlock::drift`] leaves
+//! them out, and the second-order integrators refuse them.
 
 use crate::contact::BodyStep;
 use crate::geometry::Pose;
@@ -60,7 +83,23 @@ enum Row {
     Point(usize),
     Along(usize),
     Dot(usize, usize),
+    /// `q − lo ≥ 0`.
+    Lower,
+    /// `hi − q ≥ 0`.
+    Upper,
+    /// The rate `q̇`, its multiplier in `[−F h, F h]`.
+    Friction,
 }
+
+impl Row {
+    /// Whether the row is an equality (a bilateral row of the joint's kind).
+    fn is_equality(self) -> bool {
+        matches!(self, Row::Point(_) | Row::Along(_) | Row::Dot(..))
+    }
+}
+
+/// A row's value, gradient over `[δc₁, δθ₁, δc₂, δθ₂]` and the gradient's derivative.
+type Terms = (f64, [V3; 4], [[M3; 4]; 4]);
 
 /// The rows of a joint kind in `dim` dimensions.
 fn rows_of(kind: JointKind, dim: usize) -> Vec<Row> {
@@ -134,7 +173,7 @@ fn angular_component<S: Dynamics>(j: usize) -> usize {
 
 /// A row's value, its gradient `[∂/∂c₁, ∂/∂θ₁, ∂/∂c₂, ∂/∂θ₂]` and the gradient's derivative
 /// `h[x][y] = ∂g_x/∂ξ_y` over the same four pose perturbations (see the module docs).
-fn row_terms(row: Row, f1: &Side, f2: &Side) -> (f64, [V3; 4], [[M3; 4]; 4]) {
+fn row_terms(row: Row, f1: &Side, f2: &Side) -> Terms {
     let skew = |v: &V3| v.cross_matrix();
     let zero = M3::zeros();
     let mut h = [[zero; 4]; 4];
@@ -173,7 +212,24 @@ fn row_terms(row: Row, f1: &Side, f2: &Side) -> (f64, [V3; 4], [[M3; 4]; 4]) {
             h[3][3] = sa * sb;
             (a.dot(&b), g, h)
         }
+        Row::Lower | Row::Upper | Row::Friction => unreachable!("a row of the coordinate"),
     }
+}
+
+/// `atan2(y, x)` of two rows' terms: `∇θ = (x ∇y − y ∇x) / r²` and its derivative, with
+/// `r² = x² + y²`.
+fn angle_terms((x, gx, hx): Terms, (y, gy, hy): Terms) -> Terms {
+    let r2 = x * x + y * y;
+    let g: [V3; 4] = std::array::from_fn(|a| (gy[a] * x - gx[a] * y) / r2);
+    let dr: [V3; 4] = std::array::from_fn(|b| (gx[b] * x + gy[b] * y) * (2.0 / r2));
+    let h = std::array::from_fn(|a| {
+        std::array::from_fn(|b| {
+            (hy[a][b] * x - hx[a][b] * y + gy[a] * gx[b].transpose() - gx[a] * gy[b].transpose())
+                / r2
+                - g[a] * dr[b].transpose()
+        })
+    });
+    (y.atan2(x), g, h)
 }
 
 /// A row's gradient `[∂/∂c₁, ∂/∂θ₁, ∂/∂c₂, ∂/∂θ₂]` as velocity rows on body 1 and body 2.
@@ -193,7 +249,13 @@ fn gradient_entries<S: Dynamics>(g: &[V3; 4]) -> [[f64; 6]; 2] {
 impl<S: Dynamics> JointBlock<S> {
     /// The block of `joint`.
     pub fn new(joint: Joint<S>) -> Self {
-        let rows = rows_of(joint.kind, S::DIM);
+        let mut rows = rows_of(joint.kind, S::DIM);
+        if joint.limits.is_some() {
+            rows.extend([Row::Lower, Row::Upper]);
+        }
+        if joint.friction.is_some() {
+            rows.push(Row::Friction);
+        }
         let n = rows.len();
         Self {
             joint,
@@ -236,16 +298,50 @@ impl<S: Dynamics> JointBlock<S> {
         weight: impl Fn(&[[f64; 6]; 2]) -> f64,
     ) {
         let (f1, f2) = (self.side(0, pose1), self.side(1, pose2));
-        for (w, &row) in self.weights.iter_mut().zip(&self.rows) {
-            let (_, g, _) = row_terms(row, &f1, &f2);
-            *w = weight(&gradient_entries::<S>(&g));
+        for i in 0..self.rows.len() {
+            let (_, g, _) = self.terms(self.rows[i], &f1, &f2);
+            self.weights[i] = weight(&gradient_entries::<S>(&g));
         }
     }
 
-    /// Bounds of the multipliers: free.
-    pub fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+    /// Bounds of the multipliers for a step of `h`: see [`Self::write_bounds`].
+    pub fn bounds(&self, h: f64) -> (Vec<f64>, Vec<f64>) {
         let n = self.local_count();
-        (vec![f64::NEG_INFINITY; n], vec![f64::INFINITY; n])
+        let (mut lo, mut hi) = (vec![0.0; n], vec![0.0; n]);
+        self.write_bounds(h, &mut lo, &mut hi);
+        (lo, hi)
+    }
+
+    /// Writes the bounds of the multipliers for a (sub-)step of `h` into `lo` and `hi`
+    /// (`local_count` entries): free for the equality rows, `[0, ∞)` for the limits, and the
+    /// friction impulse's `[−F h, F h]`.
+    pub fn write_bounds(&self, h: f64, lo: &mut [f64], hi: &mut [f64]) {
+        for ((&row, l), u) in self.rows.iter().zip(lo).zip(hi) {
+            (*l, *u) = match row {
+                Row::Lower | Row::Upper => (0.0, f64::INFINITY),
+                Row::Friction => {
+                    let f = self.joint.friction.unwrap_or(0.0) * h;
+                    (-f, f)
+                }
+                _ => (f64::NEG_INFINITY, f64::INFINITY),
+            };
+        }
+    }
+
+    /// The generalised impulses along the free coordinate of the multipliers `x`: the
+    /// limits' `λ_lo − λ_hi` (positive: the lower stop pushes `q` up) and the friction's `λ_f`
+    /// (N·s or N·m·s, along `+q` like the actuator's force); `None` for a joint without them.
+    pub fn coordinate_impulses(&self, x: &[f64]) -> (Option<f64>, Option<f64>) {
+        let (mut limit, mut friction) = (None, None);
+        for (&row, &xi) in self.rows.iter().zip(x) {
+            match row {
+                Row::Lower => *limit.get_or_insert(0.0) += xi,
+                Row::Upper => *limit.get_or_insert(0.0) -= xi,
+                Row::Friction => friction = Some(xi),
+                _ => {}
+            }
+        }
+        (limit, friction)
     }
 
     /// A zeroed evaluation for this block.
@@ -268,12 +364,14 @@ impl<S: Dynamics> JointBlock<S> {
         }
     }
 
-    /// The largest row `|Θ|` with the bodies at `pose1` and `pose2` (the joint's drift: metres
-    /// for the point and along rows, the sine of an angle for the dot rows).
+    /// The largest equality row `|Θ|` with the bodies at `pose1` and `pose2` (the joint's
+    /// drift: metres for the point and along rows, the sine of an angle for the dot rows; the
+    /// limits and friction are inequalities, not part of it).
     pub fn drift(&self, pose1: &Pose<S>, pose2: &Pose<S>) -> f64 {
         let (f1, f2) = (self.side(0, pose1), self.side(1, pose2));
         self.rows
             .iter()
+            .filter(|row| row.is_equality())
             .map(|&row| row_terms(row, &f1, &f2).0.abs())
             .fold(0.0, f64::max)
     }
@@ -289,7 +387,7 @@ impl<S: Dynamics> JointBlock<S> {
     ) {
         let (f1, f2) = (self.side(0, pose1), self.side(1, pose2));
         for (i, &row) in self.rows.iter().enumerate() {
-            let (_, g, _) = row_terms(row, &f1, &f2);
+            let (_, g, _) = self.terms(row, &f1, &f2);
             out(i, gradient_entries::<S>(&g));
         }
     }
@@ -327,6 +425,51 @@ impl<S: Dynamics> JointBlock<S> {
         for j in 0..S::ANGULAR_DIM {
             out[S::DIM + j] = moment[angular_component::<S>(j)];
         }
+    }
+
+    /// The terms of the free coordinate `q` (see the module docs): a prismatic joint's
+    /// `along 0` row, a revolute joint's angle composed from two dot rows.
+    fn coordinate_terms(&self, f1: &Side, f2: &Side) -> Terms {
+        match (self.joint.kind, S::DIM) {
+            (JointKind::Revolute, 2) => angle_terms(
+                row_terms(Row::Dot(0, 0), f1, f2),
+                row_terms(Row::Dot(1, 0), f1, f2),
+            ),
+            (JointKind::Revolute, _) => angle_terms(
+                row_terms(Row::Dot(1, 1), f1, f2),
+                row_terms(Row::Dot(2, 1), f1, f2),
+            ),
+            _ => row_terms(Row::Along(0), f1, f2),
+        }
+    }
+
+    /// A row's terms: [`row_terms`], or the limits' and friction's from the coordinate's
+    /// (the friction row's value is its rate, written by [`Self::evaluate`]).
+    fn terms(&self, row: Row, f1: &Side, f2: &Side) -> Terms {
+        let [lo, hi] = self.joint.limits.unwrap_or([0.0; 2]);
+        match row {
+            Row::Lower => {
+                let (q, g, h) = self.coordinate_terms(f1, f2);
+                (q - lo, g, h)
+            }
+            Row::Upper => {
+                let (q, g, h) = self.coordinate_terms(f1, f2);
+                (hi - q, g.map(|v| -v), h.map(|r| r.map(|m| -m)))
+            }
+            Row::Friction => self.coordinate_terms(f1, f2),
+            _ => row_terms(row, f1, f2),
+        }
+    }
+
+    /// The joint's free coordinate `q` from its limit rows' terms with the bodies at `pose1`
+    /// and `pose2` (`None` for a joint without a free coordinate): [`Self::coordinate`]'s, to
+    /// rounding.
+    pub fn limit_coordinate(&self, pose1: &Pose<S>, pose2: &Pose<S>) -> Option<f64> {
+        if !matches!(self.joint.kind, JointKind::Prismatic | JointKind::Revolute) {
+            return None;
+        }
+        let (f1, f2) = (self.side(0, pose1), self.side(1, pose2));
+        Some(self.coordinate_terms(&f1, &f2).0)
     }
 
     /// The joint's free coordinate `q` and its rate `q̇` with the bodies at `pose1`, `pose2`
@@ -443,12 +586,44 @@ impl<S: Dynamics> JointBlock<S> {
             }
         };
         for (i, &row) in self.rows.iter().enumerate() {
-            let (value, g, hessian) = row_terms(row, &f1, &f2);
+            let (value, g, hessian) = self.terms(row, &f1, &f2);
             let lambda = x[i];
-            eval.values[i] = value / h + self.weights[i] * (lambda - self.center[i]);
             eval.jacobian[(i, i)] = self.weights[i];
-            for (y, gy) in g.iter().enumerate() {
-                columns(y, &|k| gy[k] / h, &mut |c, v| eval.jacobian[(i, c)] += v);
+            if row == Row::Friction {
+                // q̇ = Σ_y g_y·ν_y: ∂/∂ν_z = g_z directly, and (Σ_y ν_yᵀ ∂g_y/∂ξ_z) D_z.
+                let twist = |s: &BodyStep<S>| {
+                    let mut w = V3::zeros();
+                    for j in 0..a {
+                        w[angular_component::<S>(j)] = s.angular_velocity[j];
+                    }
+                    [embed::<S>(&s.linear_velocity), w]
+                };
+                let ([v1, w1], [v2, w2]) = (twist(s1), twist(s2));
+                let nu = [v1, w1, v2, w2];
+                let rate: f64 = g.iter().zip(&nu).map(|(gy, ny)| gy.dot(ny)).sum();
+                eval.values[i] = rate + self.weights[i] * (lambda - self.center[i]);
+                for (z, gz) in g.iter().enumerate() {
+                    let step = steps[z / 2];
+                    let base = n + (z / 2) * dof;
+                    if !step.fixed {
+                        if z.is_multiple_of(2) {
+                            for k in 0..d {
+                                eval.jacobian[(i, base + k)] += gz[k];
+                            }
+                        } else {
+                            for j in 0..a {
+                                eval.jacobian[(i, base + d + j)] += gz[angular_component::<S>(j)];
+                            }
+                        }
+                    }
+                    let turn: V3 = (0..4).map(|y| hessian[y][z].tr_mul(&nu[y])).sum();
+                    columns(z, &|k| turn[k], &mut |c, v| eval.jacobian[(i, c)] += v);
+                }
+            } else {
+                eval.values[i] = value / h + self.weights[i] * (lambda - self.center[i]);
+                for (y, gy) in g.iter().enumerate() {
+                    columns(y, &|k| gy[k] / h, &mut |c, v| eval.jacobian[(i, c)] += v);
+                }
             }
             // Wrench rows: body x / 2's force (even x) or moment, λ g_x, and λ ∂g_x/∂ν.
             for (xi, gx) in g.iter().enumerate() {
@@ -489,8 +664,11 @@ impl<S: Dynamics> crate::block::ConstraintBlock<S> for JointBlock<S> {
     fn local_count(&self) -> usize {
         JointBlock::local_count(self)
     }
-    fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
-        JointBlock::bounds(self)
+    fn bounds(&self, h: f64) -> (Vec<f64>, Vec<f64>) {
+        JointBlock::bounds(self, h)
+    }
+    fn write_bounds(&self, h: f64, lo: &mut [f64], hi: &mut [f64]) {
+        JointBlock::write_bounds(self, h, lo, hi)
     }
     fn new_eval(&self) -> JointEval {
         JointBlock::new_eval(self)

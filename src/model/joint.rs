@@ -138,6 +138,13 @@ pub struct Joint<S: Dynamics> {
     pub axes: [[S::Vector; 3]; 2],
     /// What drives the joint's free coordinate, if anything (prismatic and revolute only).
     pub actuator: Option<Actuator>,
+    /// Stops `[lo, hi]` of the free coordinate `q` (prismatic and revolute only; m along the
+    /// axis, or rad about it from the initial configuration, so `lo ≤ 0 ≤ hi`): inelastic,
+    /// complementarity rows of the joint's block ([`crate::joint`]).
+    pub limits: Option<[f64; 2]>,
+    /// The largest Coulomb friction force (N, prismatic) or torque (N·m, revolute) `F > 0`
+    /// opposing the free coordinate's rate (MuJoCo's `frictionloss`).
+    pub friction: Option<f64>,
 }
 
 impl<S: Dynamics> Joint<S> {
@@ -220,6 +227,8 @@ impl<S: Dynamics> Joint<S> {
             anchor: [s1, s2],
             axes: [j1, j2],
             actuator: None,
+            limits: None,
+            friction: None,
         })
     }
 
@@ -244,6 +253,78 @@ impl<S: Dynamics> Joint<S> {
         }
         self.actuator = Some(actuator);
         Ok(self)
+    }
+
+    /// The joint with stops `[lo, hi]` on its free coordinate (checked: a prismatic or
+    /// revolute joint, finite `lo < hi`, the initial configuration `q = 0` within them, a
+    /// revolute joint's within `(−π, π)`, where its angle is single-valued); errors name
+    /// `joint[index].limits` of `scene`.
+    pub fn with_limits(
+        mut self,
+        scene: &str,
+        index: usize,
+        limits: [f64; 2],
+    ) -> Result<Self, ModelError> {
+        let err =
+            |reason: String| ModelError::scene(scene, format!("joint[{index}].limits"), reason);
+        let [lo, hi] = limits;
+        let pi = std::f64::consts::PI;
+        if !matches!(self.kind, JointKind::Prismatic | JointKind::Revolute) {
+            return Err(err(format!(
+                "a {} joint has no free coordinate to limit",
+                self.kind.as_str()
+            )));
+        }
+        if !(lo.is_finite() && hi.is_finite()) {
+            return Err(err(format!("not finite: [{lo}, {hi}]")));
+        }
+        if lo >= hi {
+            return Err(err(format!(
+                "the lower limit {lo} must be below the upper {hi}"
+            )));
+        }
+        if lo > 0.0 || hi < 0.0 {
+            return Err(err(format!(
+                "the initial configuration (coordinate 0) lies outside [{lo}, {hi}]"
+            )));
+        }
+        if self.kind == JointKind::Revolute && (lo <= -pi || hi >= pi) {
+            return Err(err(format!(
+                "a revolute joint's limits must lie within (−π, π) rad (its angle is \
+                 single-valued there), got [{lo}, {hi}]"
+            )));
+        }
+        self.limits = Some(limits);
+        Ok(self)
+    }
+
+    /// The joint with Coulomb friction of at most `friction` (N or N·m; checked: a prismatic
+    /// or revolute joint, finite and `> 0`); errors name `joint[index].friction` of `scene`.
+    pub fn with_friction(
+        mut self,
+        scene: &str,
+        index: usize,
+        friction: f64,
+    ) -> Result<Self, ModelError> {
+        let err =
+            |reason: String| ModelError::scene(scene, format!("joint[{index}].friction"), reason);
+        if !matches!(self.kind, JointKind::Prismatic | JointKind::Revolute) {
+            return Err(err(format!(
+                "a {} joint has no free coordinate to brake",
+                self.kind.as_str()
+            )));
+        }
+        if !(friction.is_finite() && friction > 0.0) {
+            return Err(err(format!("must be finite and > 0, got {friction}")));
+        }
+        self.friction = Some(friction);
+        Ok(self)
+    }
+
+    /// Whether the joint has rows with bounded multipliers (limits or friction): inequality
+    /// rows, which only the backward-Euler step (`integrator = "euler"`) solves.
+    pub fn has_inequality_rows(&self) -> bool {
+        self.limits.is_some() || self.friction.is_some()
     }
 
     /// Whether the joint links bodies `i` and `j` (either order).

@@ -34,6 +34,12 @@ pub struct JointRow<'a> {
     /// The joint actuator's force (N) or torque (N·m) at the end of the step (`None`: no
     /// actuator; an empty field).
     pub actuator: Option<f64>,
+    /// The limits' generalised impulse `λ_lo − λ_hi` along the joint's coordinate over the
+    /// step (N·s or N·m·s; positive: the lower stop pushes; `None`: no limits, an empty field).
+    pub limit_impulse: Option<f64>,
+    /// Joint friction's generalised impulse along the coordinate over the step (N·s or N·m·s,
+    /// within `±F h`; `None`: no joint friction, an empty field).
+    pub friction_impulse: Option<f64>,
 }
 
 /// Streams `joints.csv`: the header at creation, then one row per call to
@@ -44,7 +50,9 @@ pub struct JointRow<'a> {
 /// `contacts.csv` does after its impulses, the mean force and torque over the step (impulse /
 /// `h`): `force_x, force_y, [force_z]` (N) and `torque` (2D) or `torque_x, torque_y, torque_z`
 /// (3D, N·m), then `actuator` (the joint actuator's force or torque at the end of the step;
-/// empty without one). Impulses are on body 2 (body 1, or the world, receives their opposite), in the
+/// empty without one), `limit_impulse` (the limits' `λ_lo − λ_hi` along the joint's coordinate,
+/// positive when the lower stop pushes) and `friction_impulse` (joint friction's impulse along
+/// the coordinate), each empty for a joint without them. Impulses are on body 2 (body 1, or the world, receives their opposite), in the
 /// world frame, the angular ones about the joint's anchor. Names are quoted (RFC 4180) only if
 /// they contain a comma, a quote, a line break or edge spaces.
 #[derive(Debug)]
@@ -89,6 +97,7 @@ impl JointsWriter {
         columns.extend(axes.iter().map(|a| format!("force_{a}")));
         columns.extend(angular("torque"));
         columns.push("actuator".to_string());
+        columns.extend(["limit_impulse", "friction_impulse"].map(String::from));
         columns
     }
 
@@ -134,9 +143,11 @@ impl JointsWriter {
             line.push(',');
             push_f64(line, x / h);
         }
-        line.push(',');
-        if let Some(a) = row.actuator {
-            push_f64(line, a);
+        for value in [row.actuator, row.limit_impulse, row.friction_impulse] {
+            line.push(',');
+            if let Some(a) = value {
+                push_f64(line, a);
+            }
         }
         line.push('\n');
         self.csv.write_line()
@@ -172,12 +183,13 @@ mod tests {
             (
                 BodyKind::Planar,
                 "step,t,joint,name,body1,body2,impulse_x,impulse_y,moment,drift,force_x,\
-                 force_y,torque,actuator\n",
+                 force_y,torque,actuator,limit_impulse,friction_impulse\n",
             ),
             (
                 BodyKind::Spatial,
                 "step,t,joint,name,body1,body2,impulse_x,impulse_y,impulse_z,moment_x,\
-                 moment_y,moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator\n",
+                 moment_y,moment_z,drift,force_x,force_y,force_z,torque_x,torque_y,torque_z,actuator,\
+                 limit_impulse,friction_impulse\n",
             ),
         ] {
             let path = dir.join("joints.csv");
@@ -206,6 +218,8 @@ mod tests {
             drift: 1e-13 / 3.0,
             time_step: 0.01,
             actuator: None,
+            limit_impulse: None,
+            friction_impulse: Some(-0.25),
         };
         w.write_row(&row).unwrap();
         let bad = JointRow {
@@ -230,9 +244,11 @@ mod tests {
         assert_eq!(num(f[6]), impulse[0] / 0.01);
         assert_eq!(num(f[7]), impulse[1] / 0.01);
         assert_eq!(num(f[8]), moment[0] / 0.01);
-        // No actuator: an empty last field.
+        // No actuator, no limits: empty fields; the friction impulse.
         assert_eq!(f[9], "");
-        assert_eq!(f.len(), 10);
+        assert_eq!(f[10], "");
+        assert_eq!(num(f[11]), -0.25);
+        assert_eq!(f.len(), 12);
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -1348,6 +1348,7 @@ fn build_joint<S: FileSpace>(
         &scene.bodies,
     )
     .map_err(|e| cx.model(e, &path, &path))?;
+    let joint = joint_limits(cx, scene, spec, k, joint)?;
     let Some(a) = &spec.actuator else {
         return Ok(joint);
     };
@@ -1393,6 +1394,35 @@ fn build_joint<S: FileSpace>(
     joint
         .with_actuator(&scene.name, k, actuator)
         .map_err(|e| cx.model(e, &path, &path))
+}
+
+/// `joint[k].limits` (two entries) and `joint[k].friction`, checked by the model.
+fn joint_limits<S: Dynamics>(
+    cx: Ctx,
+    scene: &Scene<S>,
+    spec: &JointSpec,
+    k: usize,
+    mut joint: Joint<S>,
+) -> R<Joint<S>> {
+    let path = format!("joint[{k}]");
+    if let Some(limits) = &spec.limits {
+        let &[lo, hi] = limits.as_slice() else {
+            return Err(cx.err(
+                format!("{path}.limits"),
+                ErrorKind::WrongLength,
+                format!("must be [lo, hi] (2 entries), got {} entries", limits.len()),
+            ));
+        };
+        joint = joint
+            .with_limits(&scene.name, k, [lo, hi])
+            .map_err(|e| cx.model(e, &path, &path))?;
+    }
+    if let Some(friction) = spec.friction {
+        joint = joint
+            .with_friction(&scene.name, k, friction)
+            .map_err(|e| cx.model(e, &path, &path))?;
+    }
+    Ok(joint)
 }
 
 /// A contact has one compliant side (paper §5.1): two bodies with layers, not both fixed, are

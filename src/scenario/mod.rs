@@ -243,6 +243,12 @@
 //! #   joint's coordinate (m, or rad, from the initial configuration) to target + speed t,
 //! #   saturated at max; an applied load taken at the start of the step (stable for
 //! #   stiffness h² / mass well below 1)
+//! # limits = [-1.0, 0.5]        # optional (prismatic, revolute): stops on the joint's coordinate
+//! #   (m, or rad from the initial configuration; lo < hi, lo ≤ 0 ≤ hi, revolute within
+//! #   (−π, π)), inelastic; joints.csv's limit_impulse has λ_lo − λ_hi along the coordinate
+//! # friction = 0.5               # optional (prismatic, revolute): Coulomb friction of at most
+//! #   this force (N) or torque (N·m) against the coordinate's rate; joints.csv's
+//! #   friction_impulse. Limits and friction need integrator = "euler"
 //! ```
 //!
 //! **Output volume.** Before a run starts its CSV output is estimated (rows of the trajectory,
@@ -490,7 +496,7 @@ impl Scenario {
         }
         if o.joints {
             let angular = if dim == 2 { 1 } else { 3 };
-            fields += joints * (8 + 2 * (dim + angular));
+            fields += joints * (10 + 2 * (dim + angular));
         }
         if o.solver {
             fields += crate::output::SOLVER_COLUMNS.len();

@@ -308,6 +308,14 @@ pub struct JointSpec {
     /// What drives the joint's free coordinate (prismatic and revolute joints).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actuator: Option<ActuatorSpec>,
+    /// Stops `[lo, hi]` on the free coordinate (m, or rad from the initial configuration;
+    /// `lo ≤ 0 ≤ hi`, revolute within `(−π, π)`): prismatic and revolute joints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Vec<f64>>,
+    /// The largest Coulomb friction force (N) or torque (N·m) against the free coordinate's
+    /// motion: prismatic and revolute joints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<f64>,
 }
 
 /// `joint.actuator`: a constant `force`, or a PD controller (`stiffness` and `max` required,

@@ -1068,6 +1068,8 @@ fn spatial_union_scene_round_trips_through_toml() {
             anchor: vec![0.0, 0.0, 4.0],
             axis: None,
             actuator: None,
+            limits: None,
+            friction: None,
         }],
         support: vec![],
         no_collision: vec![],
@@ -1541,8 +1543,8 @@ fn joints_count_in_the_output_estimate() {
     let without = parse(&format!("{PENDULUM}\n[output]\njoints = false\n"), FILE).unwrap();
     assert!(!without.outputs.joints && with.outputs.joints);
     let rows = (with.step_count() + 2) as f64;
-    // Two joints of 14 fields per 2D row.
-    let joints = rows * 2.0 * 14.0 * BYTES_PER_FIELD;
+    // Two joints of 16 fields per 2D row.
+    let joints = rows * 2.0 * 16.0 * BYTES_PER_FIELD;
     let difference = with.expected_output_bytes() - without.expected_output_bytes();
     assert!(
         (difference - joints).abs() < 1e-6 * joints,
@@ -1601,4 +1603,99 @@ fn support_and_no_collision_entries() {
         "no_collision[0].body2",
         &["twice"],
     );
+}
+
+/// `limits = [lo, hi]` and `friction = F` on a joint: kept on the scene's joint; a bad value
+/// is refused at its line and field (two entries, finite, `lo < hi`, the start `q = 0` within
+/// them, a revolute joint's within (−π, π), `F > 0`, only on a joint with a free coordinate).
+#[test]
+fn joint_limits_and_friction_are_checked_at_their_line() {
+    let with = |keys: &str| {
+        edit(
+            PENDULUM,
+            "anchor = [0.0, 0.0]",
+            &format!("anchor = [0.0, 0.0]\n{keys}"),
+        )
+    };
+    let ok = parse(&with("limits = [-1.0, 0.5]\nfriction = 0.25"), FILE).unwrap();
+    let AnyScene::Planar(scene) = &ok.scene else {
+        panic!("planar")
+    };
+    assert_eq!(scene.joints[0].limits, Some([-1.0, 0.5]));
+    assert_eq!(scene.joints[0].friction, Some(0.25));
+    assert_eq!(
+        (scene.joints[1].limits, scene.joints[1].friction),
+        (None, None)
+    );
+    let back = parse(&ok.to_toml(), "written.toml").unwrap();
+    assert_eq!(back.source, ok.source);
+    let cases: [(&str, ErrorKind, &str, &[&str]); 7] = [
+        (
+            "limits = [0.5, 0.2]",
+            ErrorKind::InvalidValue,
+            "limits",
+            &["below the upper"],
+        ),
+        (
+            "limits = [0.1, 0.5]",
+            ErrorKind::InvalidValue,
+            "limits",
+            &["initial configuration", "outside"],
+        ),
+        (
+            "limits = [-4.0, 1.0]",
+            ErrorKind::InvalidValue,
+            "limits",
+            &["(−π, π)"],
+        ),
+        (
+            "limits = [-1.0, nan]",
+            ErrorKind::NotFinite,
+            "limits[1]",
+            &["must be finite"],
+        ),
+        (
+            "limits = [0.1]",
+            ErrorKind::WrongLength,
+            "limits",
+            &["2 entries", "got 1"],
+        ),
+        (
+            "friction = 0.0",
+            ErrorKind::InvalidValue,
+            "friction",
+            &["finite and > 0"],
+        ),
+        (
+            "friction = inf",
+            ErrorKind::NotFinite,
+            "friction",
+            &["must be finite"],
+        ),
+    ];
+    for (keys, kind, key, reason) in cases {
+        let text = with(keys);
+        let e = expect_error(&text, kind, &format!("joint[0].{key}"), reason);
+        let line = line_of(&text, keys, 0);
+        assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    }
+    // A weld has no free coordinate.
+    for (keys, key) in [
+        ("limits = [-1.0, 1.0]", "limits"),
+        ("friction = 1.0", "friction"),
+    ] {
+        let text = edit(
+            PENDULUM,
+            "anchor = [1.0, 0.0]",
+            &format!("anchor = [1.0, 0.0]\n{keys}"),
+        );
+        let e = expect_error(
+            &text,
+            ErrorKind::InvalidValue,
+            &format!("joint[1].{key}"),
+            &["no free coordinate"],
+        );
+        let line = line_of(&text, keys, 0);
+        assert!(e.to_string().starts_with(&format!("{FILE}:{line}:")), "{e}");
+    }
 }

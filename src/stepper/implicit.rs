@@ -719,10 +719,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.upper.extend_from_slice(&hi);
         }
         for joint in &mut self.joints {
-            joint.lay_out(&mut self.z, &mut self.lower, &mut self.upper);
+            joint.lay_out(
+                &mut self.z,
+                &mut self.lower,
+                &mut self.upper,
+                self.scene.time_step,
+            );
         }
         for support in &mut self.supports {
-            support.lay_out(&mut self.z, &mut self.lower, &mut self.upper);
+            support.lay_out(
+                &mut self.z,
+                &mut self.lower,
+                &mut self.upper,
+                self.scene.time_step,
+            );
         }
         self.have_previous = false;
         self.last_z.clear();
@@ -999,8 +1009,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     body1: joint.bodies[0],
                     body2: joint.block.joint().body2,
                     impulse: p[..d].to_vec(),
-                    moment: p[d..].to_vec(),
+                    moment: p[d..S::DOF].to_vec(),
                     drift: joint.block.drift(&pose1, &pose2),
+                    limit_impulse: joint.block.joint().limits.map(|_| p[S::DOF]),
+                    friction_impulse: joint.block.joint().friction.map(|_| p[S::DOF + 1]),
                 }
             })
             .collect()
@@ -1197,7 +1209,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// Joint `j`'s impulse on body 2 in the last (sub-)step: force, then moment about the
-    /// anchor (`S::DOF` entries); under RATTLE the MCP's multipliers plus the projection's.
+    /// anchor (`S::DOF` entries), then the limits' and friction's impulses along the free
+    /// coordinate (0 without them); under RATTLE the MCP's multipliers plus the projection's.
     fn joint_impulse(&self, j: usize) -> Vec<f64> {
         let joint = &self.joints[j];
         let n = joint.block.local_count();
@@ -1211,6 +1224,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
         }
         joint.block.impulse_on_body2(&x, &pose1, &pose2, &mut out);
+        let (limit, friction) = joint.block.coordinate_impulses(&x);
+        out.extend([limit.unwrap_or(0.0), friction.unwrap_or(0.0)]);
         out
     }
 
@@ -1237,7 +1252,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.halved_sum.clear();
             self.halved_sum.resize(self.slots.len(), [0.0; 4]);
             self.joint_sums.clear();
-            self.joint_sums.resize(self.joints.len(), vec![0.0; S::DOF]);
+            self.joint_sums
+                .resize(self.joints.len(), vec![0.0; S::DOF + 2]);
         }
         for j in 0..self.joints.len() {
             let p = self.joint_impulse(j);
@@ -1551,6 +1567,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// impulses"), centred first at the impulses the step starts from.
     fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
         self.prepare(h);
+        // A joint friction's bound is an impulse over this (sub-)step.
+        for joint in &self.joints {
+            joint.write_bounds(h, &mut self.lower, &mut self.upper);
+        }
         self.set_proximal_weights(h);
         for &k in &self.active {
             self.slots[k].block.set_cone_scale(1.0);

@@ -24,6 +24,12 @@ pub struct JointState {
     /// The joint actuator's force or torque at the bodies' current state (the one it applies
     /// over the next step), `None` without an actuator.
     pub actuator: Option<f64>,
+    /// The limits' generalised impulse `λ_lo − λ_hi` along the free coordinate over the step
+    /// (N·s or N·m·s; positive: the lower stop pushes), `None` without limits.
+    pub limit_impulse: Option<f64>,
+    /// Joint friction's generalised impulse along the free coordinate over the step (N·s or
+    /// N·m·s, within `±F h`), `None` without joint friction.
+    pub friction_impulse: Option<f64>,
 }
 
 /// The state of one contact after a step, for output.

@@ -158,7 +158,7 @@ impl<S: Dynamics> crate::block::ConstraintBlock<S> for SupportBlock<S> {
     fn local_count(&self) -> usize {
         SupportBlock::local_count(self)
     }
-    fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+    fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
         SupportBlock::bounds(self)
     }
     fn new_eval(&self) -> SupportEval {

@@ -65,13 +65,26 @@ impl<S: Dynamics, B: ConstraintBlock<S>> BlockSlot<S, B> {
         }
     }
 
-    /// Appends its unknowns and bounds to the new layout.
-    pub fn lay_out(&mut self, z: &mut Vec<f64>, lower: &mut Vec<f64>, upper: &mut Vec<f64>) {
+    /// Appends its unknowns and their bounds for a step of `h` to the new layout.
+    pub fn lay_out(
+        &mut self,
+        z: &mut Vec<f64>,
+        lower: &mut Vec<f64>,
+        upper: &mut Vec<f64>,
+        h: f64,
+    ) {
         self.offset = z.len();
-        let (lo, hi) = self.block.bounds();
+        let (lo, hi) = self.block.bounds(h);
         z.extend_from_slice(&self.x);
         lower.extend_from_slice(&lo);
         upper.extend_from_slice(&hi);
+    }
+
+    /// Rewrites its bounds in `lower` and `upper` for a (sub-)step of `h`.
+    pub fn write_bounds(&self, h: f64, lower: &mut [f64], upper: &mut [f64]) {
+        let range = self.offset..self.offset + self.block.local_count();
+        self.block
+            .write_bounds(h, &mut lower[range.clone()], &mut upper[range]);
     }
 
     /// Evaluates the block at `z`, its bodies' steps from `step`.

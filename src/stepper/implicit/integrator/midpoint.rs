@@ -13,7 +13,7 @@ pub(in crate::stepper::implicit) struct Midpoint;
 
 impl<S: Dynamics> Scheme<S> for Midpoint {
     fn check(&self, scene: &Scene<S>) -> Result<(), StepperError> {
-        super::refuse_supports(scene)
+        super::refuse_euler_only(scene)
     }
     fn momentum(&self, _body: &RigidBody<S>, free: Wrench<S>, applied: &Wrench<S>) -> Wrench<S> {
         free + applied.scaled(-0.5)

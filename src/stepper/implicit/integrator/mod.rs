@@ -57,8 +57,18 @@ pub(super) fn scheme<S: Dynamics>(integrator: Integrator) -> &'static dyn Scheme
     }
 }
 
-/// The support friction (2.5D) is written for the paper's scheme.
-fn refuse_supports<S: Dynamics>(scene: &Scene<S>) -> Result<(), StepperError> {
+/// What only the paper's scheme models: support friction (the 2.5D model), and joint limits
+/// and friction, whose complementarity rows the second-order schemes' velocity projection
+/// (written for equality rows) does not handle.
+fn refuse_euler_only<S: Dynamics>(scene: &Scene<S>) -> Result<(), StepperError> {
+    if let Some(j) = scene.joints.iter().find(|j| j.has_inequality_rows()) {
+        return Err(StepperError::Unsupported(format!(
+            "joint `{}`: joint limits and friction are complementarity rows, which the \
+             second-order integrators' velocity projection does not handle: use \
+             `integrator = \"euler\"`",
+            j.name
+        )));
+    }
     if scene.supports.is_empty() {
         return Ok(());
     }

@@ -19,7 +19,7 @@ pub(in crate::stepper::implicit) struct Rattle;
 
 impl<S: Dynamics> Scheme<S> for Rattle {
     fn check(&self, scene: &Scene<S>) -> Result<(), StepperError> {
-        super::refuse_supports(scene)
+        super::refuse_euler_only(scene)
     }
     /// Half of every smooth impulse, the gyroscopic one included: the first kick.
     fn momentum(&self, body: &RigidBody<S>, free: Wrench<S>, _applied: &Wrench<S>) -> Wrench<S> {
