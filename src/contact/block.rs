@@ -486,6 +486,73 @@ impl<S: Space> ContactBlock<S> {
         self.layout
     }
 
+    /// Number of local variables (and rows).
+    pub fn local_count(&self) -> usize {
+        self.layout.local_count
+    }
+
+    /// The space's dimension `D`.
+    pub fn dim(&self) -> usize {
+        self.layout.dim
+    }
+
+    /// Where the closest points `a₁, a₂` (`2 D` entries, `a₁` first) sit among the local
+    /// variables.
+    pub fn points_range(&self) -> std::ops::Range<usize> {
+        self.layout.a1..self.layout.a2 + self.layout.dim
+    }
+
+    /// The closest point `a₁` in the local variables `x`.
+    pub fn a1<'a>(&self, x: &'a [f64]) -> &'a [f64] {
+        &x[self.layout.a1..self.layout.a1 + self.layout.dim]
+    }
+
+    /// The closest point `a₂` in the local variables `x`.
+    pub fn a2<'a>(&self, x: &'a [f64]) -> &'a [f64] {
+        &x[self.layout.a2..self.layout.a2 + self.layout.dim]
+    }
+
+    /// Where `p_n` sits among the local variables (a quasi-rigid contact's spring impulse).
+    pub fn normal_index(&self) -> usize {
+        self.layout.normal
+    }
+
+    /// `p_n` in `x`.
+    pub fn normal_impulse(&self, x: &[f64]) -> f64 {
+        x[self.layout.normal]
+    }
+
+    /// Where the friction impulses (`p_t`, or `p_t, p_o, p_r`) sit among the local variables.
+    pub fn friction_range(&self) -> std::ops::Range<usize> {
+        self.layout.friction..self.layout.friction + self.layout.friction_count
+    }
+
+    /// The friction impulses in `x`.
+    pub fn friction_impulses<'a>(&self, x: &'a [f64]) -> &'a [f64] {
+        &x[self.friction_range()]
+    }
+
+    /// The slip measure `σ` in `x`.
+    pub fn slip(&self, x: &[f64]) -> f64 {
+        x[self.layout.sigma]
+    }
+
+    /// Two intersections: whether `x` has the points on the parts' far sides (the gap
+    /// parameter `t < 0`, which the gap row keeps at zero to the tolerance). False otherwise.
+    pub fn far_sides(&self, x: &[f64]) -> bool {
+        self.layout.f_count > 0 && x[self.layout.l1] < 0.0
+    }
+
+    /// Whether both sides are intersections of functions (the two-intersection block).
+    pub fn two_intersections(&self) -> bool {
+        self.layout.f_count > 0
+    }
+
+    /// A quasi-rigid contact's algebraic distance `δ̄_n` in `x` (0 for a rigid one).
+    pub fn deflection_bar(&self, x: &[f64]) -> f64 {
+        self.layout.quasi.map_or(0.0, |q| x[q.deflection_bar])
+    }
+
     /// The friction parameters.
     pub fn friction(&self) -> Friction {
         self.friction

@@ -343,10 +343,21 @@ struct Slot<S: Space> {
 }
 
 impl<S: Space> Slot<S> {
+    /// Its local variables in `z`.
+    fn local<'a>(&self, z: &'a [f64]) -> &'a [f64] {
+        &z[self.offset..self.offset + self.block.local_count()]
+    }
+
+    /// Its closest points `a₁, a₂` in `z` (`2 D` entries).
+    fn points<'a>(&self, z: &'a [f64]) -> &'a [f64] {
+        let r = self.block.points_range();
+        &z[self.offset + r.start..self.offset + r.end]
+    }
+
     fn view<'a>(&'a self, layout: &VelocityLayout) -> BlockView<'a> {
         BlockView {
             offset: self.offset,
-            local: self.block.layout().local_count,
+            local: self.block.local_count(),
             bodies: [layout.range(self.body1), layout.range(self.body2)],
             values: &self.eval.values,
             jacobian: &self.eval.jacobian,
@@ -613,11 +624,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let (z, slots) = (&self.z, &self.slots);
             self.active.retain(|&k| {
                 let slot = &slots[k];
-                let l = slot.block.layout();
-                let pair = slot.pair;
                 !slot.bounded
-                    || keep.binary_search(&pair).is_ok()
-                    || z[slot.offset + l.normal] > 0.0
+                    || keep.binary_search(&slot.pair).is_ok()
+                    || slot.block.normal_impulse(slot.local(z)) > 0.0
             });
             changed |= self.active.len() != before;
             self.broad = broad;
@@ -695,7 +704,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // Save the local variables of every contact that was in the old layout.
         for slot in &mut self.slots {
             if slot.offset != NO_ENTRY {
-                let n = slot.block.layout().local_count;
+                let n = slot.block.local_count();
                 slot.x
                     .copy_from_slice(&self.z[slot.offset..slot.offset + n]);
                 slot.offset = NO_ENTRY;
@@ -847,7 +856,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .all(|&(b, p)| scene.bodies[b].shape.parts()[p].bounding_radius().is_some());
         Ok(Slot {
             id,
-            x: vec![0.0; block.layout().local_count],
+            x: vec![0.0; block.local_count()],
             block,
             body1: b1,
             body2: b2,
@@ -892,10 +901,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .iter()
             .map(|&k| {
                 let slot = &self.slots[k];
-                let l = slot.block.layout();
-                let x = &self.z[slot.offset..slot.offset + l.local_count];
-                let a1 = x[l.a1..l.a1 + l.dim].to_vec();
-                let a2 = x[l.a2..l.a2 + l.dim].to_vec();
+                let x = slot.local(&self.z);
+                let a1 = slot.block.a1(x).to_vec();
+                let a2 = slot.block.a2(x).to_vec();
                 let gap = a1
                     .iter()
                     .zip(&a2)
@@ -907,7 +915,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 } else {
                     self.step_impulses(k)
                 };
-                let tangential = if l.dim == 2 {
+                let tangential = if S::DIM == 2 {
                     f0.abs()
                 } else {
                     (f0 * f0 + f1 * f1).sqrt()
@@ -921,16 +929,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let (gap, penetration) = match &quasi {
                     // Two intersections: the points are `t ‖ĝ‖` apart, on the far sides when
                     // `t < 0` (C3 keeps `t ≥ 0` to the tolerance).
-                    None if l.f_count > 0 => {
-                        if x[l.l1] < 0.0 {
+                    None if slot.block.two_intersections() => {
+                        if slot.block.far_sides(x) {
                             (-gap, gap)
                         } else {
                             (gap, 0.0)
                         }
                     }
                     // The layered sets are `t ‖ĝ‖` apart as above; the gap less the deflection.
-                    Some(q) if l.f_count > 0 => {
-                        if x[l.l1] < 0.0 {
+                    Some(q) if slot.block.two_intersections() => {
+                        if slot.block.far_sides(x) {
                             (-gap - q.delta[0], gap)
                         } else {
                             (gap - q.delta[0], 0.0)
@@ -940,7 +948,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                         if slot.block.quasi_rigid().map(|r| r.side)
                             == Some(crate::contact::CompliantSide::F)
                         {
-                            fa2 += x[l.quasi.map_or(0, |ql| ql.deflection_bar)];
+                            fa2 += slot.block.deflection_bar(x);
                         }
                         let slope = S::norm(&e2.gradient);
                         let overlap = if fa2 < 0.0 && slope > 0.0 {
@@ -971,8 +979,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     friction_impulse: tangential,
                     normal,
                     friction,
-                    torsion_impulse: if l.dim == 3 { f2 } else { 0.0 },
-                    sigma: x[l.sigma],
+                    torsion_impulse: if S::DIM == 3 { f2 } else { 0.0 },
+                    sigma: slot.block.slip(x),
                     penetration,
                     quasi_rigid: quasi,
                 }
@@ -1233,13 +1241,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// MCP's, the core's of a quasi-rigid contact, and under RATTLE the projection's.
     fn step_impulses(&self, k: usize) -> [f64; 4] {
         let slot = &self.slots[k];
-        let l = slot.block.layout();
-        let x = &self.z[slot.offset..slot.offset + l.local_count];
+        let x = slot.local(&self.z);
         let extra = self.projected.get(k).copied().unwrap_or([0.0; 4]);
         let core = self.quasi_state_of(slot).map_or(0.0, |q| q.core_impulse);
-        let mut out = [x[l.normal] + core + extra[0], 0.0, 0.0, 0.0];
-        for i in 0..l.friction_count {
-            out[1 + i] = x[l.friction + i] + extra[1 + i];
+        let mut out = [
+            slot.block.normal_impulse(x) + core + extra[0],
+            0.0,
+            0.0,
+            0.0,
+        ];
+        for (i, p) in slot.block.friction_impulses(x).iter().enumerate() {
+            out[1 + i] = p + extra[1 + i];
         }
         out
     }
@@ -1355,9 +1367,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.start_pairs.clear();
         for &k in &self.active {
             let slot = &self.slots[k];
-            let l = slot.block.layout();
-            self.start_pairs
-                .extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
+            self.start_pairs.extend_from_slice(slot.points(&self.z));
         }
         // On the start-of-step points, before they are extrapolated to the step's end.
         self.predict_closing_impulses(h);
@@ -1483,7 +1493,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn tunnelled(&self, h: f64, start: &[f64]) -> bool {
         for &s in &self.active {
             let slot = &self.slots[s];
-            let l = slot.block.layout();
             let body = &self.scene.bodies[slot.body1];
             if !self.may_pass_through(slot, h) {
                 continue;
@@ -1495,9 +1504,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 _ if body.driven => crate::model::end_of_step_pose(&body.pose, &body.twist, h),
                 _ => body.pose,
             };
-            let x_start = &start[slot.offset..slot.offset + l.local_count];
-            let n_start = slot.block.normal_source(x_start, &body.pose);
-            let x_end = &self.z[slot.offset..slot.offset + l.local_count];
+            let n_start = slot.block.normal_source(slot.local(start), &body.pose);
+            let x_end = slot.local(&self.z);
             let n_end = slot.block.normal_source(x_end, &end);
             if S::dot(&n_start, &n_end) < 0.0 {
                 return true;
@@ -1537,9 +1545,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.points.clear();
         for &k in &self.active {
             let slot = &self.slots[k];
-            let l = slot.block.layout();
-            self.points
-                .extend_from_slice(&self.z[slot.offset + l.a1..slot.offset + l.a2 + l.dim]);
+            self.points.extend_from_slice(slot.points(&self.z));
         }
     }
 
@@ -1554,8 +1560,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut k = 0;
         for &s in &self.active {
             let slot = &self.slots[s];
-            let l = slot.block.layout();
-            for i in slot.offset + l.a1..slot.offset + l.a2 + l.dim {
+            let r = slot.block.points_range();
+            for i in slot.offset + r.start..slot.offset + r.end {
                 self.z[i] = 2.0 * current[k] - self.previous_points[k];
                 k += 1;
             }
@@ -1642,16 +1648,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let slot = &mut self.slots[k];
             let mut prox = *slot.block.proximal();
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            let loose = (0..l.friction_count).any(|i| x[l.friction + i].abs() > tol);
-            if prox.is_off() || x[l.normal] > 0.0 || !loose {
+            let x = slot.local(&self.z);
+            let friction = slot.block.friction_impulses(x);
+            let loose = friction.iter().any(|p| p.abs() > tol);
+            if prox.is_off() || slot.block.normal_impulse(x) > 0.0 || !loose {
                 continue;
             }
-            prox.center[1..1 + l.friction_count].fill(0.0);
+            prox.center[1..1 + friction.len()].fill(0.0);
             slot.block.set_proximal(prox);
-            let first = slot.offset + l.friction;
-            self.z[first..first + l.friction_count].fill(0.0);
+            let r = slot.block.friction_range();
+            self.z[slot.offset + r.start..slot.offset + r.end].fill(0.0);
             any = true;
         }
         if any {
@@ -1671,9 +1677,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             if slot.block.friction().mu == 0.0 {
                 continue;
             }
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            let (load, excess) = slot.block.cone_excess(x);
+            let (load, excess) = slot.block.cone_excess(slot.local(&self.z));
             if excess > tol {
                 slot.block.set_cone_scale(1.0 / load.max(tol));
                 any = true;
@@ -1721,9 +1725,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
             };
             let w = inverse_mass(slot.body1) + inverse_mass(slot.body2);
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            let grad = slot.block.gap_row_slope(x, &bodies[slot.body1].pose);
+            let grad = slot
+                .block
+                .gap_row_slope(slot.local(&self.z), &bodies[slot.body1].pose);
             let p = v / w;
             slot.block.set_proximal(Proximal {
                 weights: [alpha * h * w * grad, alpha * v, alpha * p * p / v],
@@ -1774,12 +1778,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
             if prox.is_off() {
                 continue;
             }
-            let l = slot.block.layout();
-            prox.center[0] = self.z[slot.offset + l.normal];
-            for i in 0..l.friction_count {
-                prox.center[1 + i] = self.z[slot.offset + l.friction + i];
+            let x = slot.local(&self.z);
+            prox.center[0] = slot.block.normal_impulse(x);
+            for (c, p) in prox.center[1..]
+                .iter_mut()
+                .zip(slot.block.friction_impulses(x))
+            {
+                *c = *p;
             }
-            prox.center[4] = self.z[slot.offset + l.sigma];
+            prox.center[4] = slot.block.slip(x);
             slot.block.set_proximal(prox);
         }
         for joint in &mut self.joints {
@@ -1843,7 +1850,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut k0 = 0;
         for &k in &self.active {
             let slot = &mut self.slots[k];
-            let d = slot.block.layout().dim;
+            let d = S::DIM;
             let levers = scheme.trapezoidal_levers().then(|| {
                 let pair = &self.start_pairs[k0..k0 + 2 * d];
                 let (p1, p2) = (
@@ -1862,11 +1869,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if S::DIM == 3 {
             for &k in &self.active {
                 let slot = &mut self.slots[k];
-                let l = slot.block.layout();
-                let x = &self.z[slot.offset..slot.offset + l.local_count];
                 let n = slot
                     .block
-                    .normal_source(x, &self.scene.bodies[slot.body1].pose);
+                    .normal_source(slot.local(&self.z), &self.scene.bodies[slot.body1].pose);
                 // A coordinate axis is always a valid reference; with a non-finite normal the
                 // old reference stays and the solve reports the non-finite values it meets.
                 if S::norm(&n) > 0.0 {
@@ -2008,8 +2013,7 @@ impl<S: Dynamics> StepProblem<'_, S> {
             let s1 = self.body_step(b1, z);
             let s2 = self.body_step(b2, z);
             let slot = &mut self.slots[k];
-            let n = slot.block.layout().local_count;
-            let x = &z[slot.offset..slot.offset + n];
+            let x = &z[slot.offset..slot.offset + slot.block.local_count()];
             slot.block.evaluate(x, &s1, &s2, &mut slot.eval);
         }
         let (h, bodies, layout) = (self.h, self.bodies, self.layout);

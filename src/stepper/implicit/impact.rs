@@ -32,9 +32,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             if slot.block.quasi_rigid().is_some() {
                 continue;
             }
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            if x[l.normal] != 0.0 {
+            let x = slot.local(&self.z);
+            if slot.block.normal_impulse(x) != 0.0 {
                 continue;
             }
             let (b1, b2) = (
@@ -47,8 +46,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             let n = g * (1.0 / len);
-            let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
-            let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
+            let (a1, a2) = (slot.block.a1(x), slot.block.a2(x));
+            let (a1, a2) = (S::vector_from_fn(|i| a1[i]), S::vector_from_fn(|i| a2[i]));
             let gap = S::dot(&n, &(a2 - a1));
             // Per body: its twist range, lever, and the sign of `n` on it (body 2 is pushed
             // along `n`, body 1 against it).
@@ -85,7 +84,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             let pn = closing / h / response;
-            self.z[slot.offset + l.normal] = pn;
+            self.z[slot.offset + slot.block.normal_index()] = pn;
             for (side, &(b, ..)) in sides.iter().enumerate() {
                 if let Some(r) = self.layout.range(b) {
                     for (zi, d) in self.z[r].iter_mut().zip(&deltas[side]) {

@@ -43,7 +43,7 @@ pub(super) fn attach<S: Dynamics>(
             reason: e.to_string(),
         })?;
     slot.eval = slot.block.new_eval();
-    slot.x.resize(slot.block.layout().local_count, 0.0);
+    slot.x.resize(slot.block.local_count(), 0.0);
     Ok(())
 }
 
@@ -55,12 +55,14 @@ pub(super) fn initialize<S: Dynamics>(scene: &Scene<S>, slot: &mut Slot<S>, x: &
         return;
     }
     let (b1, b2) = (&scene.bodies[slot.body1], &scene.bodies[slot.body2]);
-    let l = slot.block.layout();
-    let distance = (0..l.dim)
-        .map(|k| (x[l.a1 + k] - x[l.a2 + k]).powi(2))
+    let (a1, a2) = (slot.block.a1(x), slot.block.a2(x));
+    let distance = a1
+        .iter()
+        .zip(a2)
+        .map(|(p, q)| (p - q).powi(2))
         .sum::<f64>()
         .sqrt();
-    x.resize(l.local_count, 0.0);
+    x.resize(slot.block.local_count(), 0.0);
     slot.block.initialize(x, distance, &b1.pose, &b2.pose);
 }
 
@@ -76,19 +78,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.active
             .iter()
             .map(|&k| &self.slots[k])
-            .filter_map(|s| s.block.quasi_state(self.local(s)))
+            .filter_map(|s| s.block.quasi_state(s.local(&self.z)))
             .map(|q| q.elastic_energy)
             .sum()
     }
 
     /// The quasi-rigid state of contact `slot` (`None` for a rigid contact).
     pub(super) fn quasi_state_of(&self, slot: &Slot<S>) -> Option<QuasiRigidState> {
-        slot.block.quasi_state(self.local(slot))
-    }
-
-    fn local<'a>(&'a self, slot: &Slot<S>) -> &'a [f64] {
-        let n = slot.block.layout().local_count;
-        &self.z[slot.offset..slot.offset + n]
+        slot.block.quasi_state(slot.local(&self.z))
     }
 
     /// Warm start of scenes with compliant layers: the velocities and, per quasi-rigid
@@ -117,8 +114,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         for &k in &self.active {
             let slot = &self.slots[k];
-            let n = slot.block.layout().local_count;
-            let range = slot.offset..slot.offset + n;
+            let range = slot.offset..slot.offset + slot.block.local_count();
             slot.block
                 .predict(&mut self.z[range.clone()], &self.lower[range]);
         }
@@ -132,8 +128,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 &self.scene.bodies[slot.body1].pose,
                 &self.scene.bodies[slot.body2].pose,
             );
-            let n = slot.block.layout().local_count;
-            let x = &self.z[slot.offset..slot.offset + n];
+            let x = slot.local(&self.z);
             if let Some((w1, w2)) = slot.block.spring_wrench(x, p1, p2) {
                 for (b, w) in [(slot.body1, w1), (slot.body2, w2)] {
                     if let Some(r) = self.layout.range(b) {
@@ -159,8 +154,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             if slot.block.quasi_rigid().is_none() {
                 continue;
             }
-            let n = slot.block.layout().local_count;
-            let x = &self.z[slot.offset..slot.offset + n];
+            let x = &self.z[slot.offset..slot.offset + slot.block.local_count()];
             let (p1, p2) = (
                 self.scene.bodies[slot.body1].pose,
                 self.scene.bodies[slot.body2].pose,

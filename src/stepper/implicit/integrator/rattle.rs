@@ -39,12 +39,10 @@ impl<S: Dynamics> Scheme<S> for Rattle {
     fn begin_substep(&self, st: &mut ImplicitStepper<S>) {
         for &k in &st.active {
             let slot = &st.slots[k];
-            let l = slot.block.layout();
-            let x = &st.z[slot.offset..slot.offset + l.local_count];
             let n = slot
                 .block
-                .normal_source(x, &st.scene.bodies[slot.body1].pose);
-            st.start_normals.extend((0..l.dim).map(|i| n[i]));
+                .normal_source(slot.local(&st.z), &st.scene.bodies[slot.body1].pose);
+            st.start_normals.extend((0..S::DIM).map(|i| n[i]));
         }
     }
     fn prepare(&self, st: &mut ImplicitStepper<S>) {
@@ -289,10 +287,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         normals.clear();
         for &k in &self.active {
             let slot = &self.slots[k];
-            let l = slot.block.layout();
-            let start = &self.start_pairs[k0..k0 + 2 * l.dim];
-            k0 += 2 * l.dim;
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
+            let d = S::DIM;
+            let start = &self.start_pairs[k0..k0 + 2 * d];
+            k0 += 2 * d;
+            let x = slot.local(&self.z);
             let (b1, b2) = (slot.body1, slot.body2);
             let (pose1, pose2) = (&self.scene.bodies[b1].pose, &self.scene.bodies[b2].pose);
             let n_end = if slot.block.quasi_rigid().is_none() {
@@ -303,11 +301,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
             normals.push(n_end.map_or([f64::NAN; 3], |n| std::array::from_fn(|i| n[i % S::DIM])));
             // The start-of-step normal, kept by `advance` before the first kick moved `z`.
             let n_start = unit::<S>(S::vector_from_fn(|i| self.start_normals[k1 + i]));
-            k1 += l.dim;
+            k1 += d;
             let (Some(n_end), Some(n_start)) = (n_end, n_start) else {
                 continue;
             };
-            let end = self.contact_wrench(k, &x[l.a1..l.a2 + l.dim], pose1, pose2, n_end);
+            let end = self.contact_wrench(k, slot.points(&self.z), pose1, pose2, n_end);
             let (s1, s2) = (&self.start_poses[b1], &self.start_poses[b2]);
             let begin = self.contact_wrench(k, start, s1, s2, n_start);
             for (b, we, wb) in [(b1, end.0, begin.0), (b2, end.1, begin.1)] {
@@ -699,7 +697,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             let slot = &self.slots[row.slot];
-            let l = slot.block.layout();
+            let mcp_friction = slot.block.friction_impulses(slot.local(&self.z));
             let friction = slot.block.friction();
             let axes = [friction.e_t, friction.e_o, friction.e_r];
             // The friction component of a tangential row: where its unit impulse is.
@@ -707,7 +705,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let mut total = [0.0; 3];
             for (j, t) in rows[i + 1..i + 1 + count].iter().enumerate() {
                 let k = component(t) - 1;
-                total[k] = self.z[slot.offset + l.friction + k] + mu[i + 1 + j];
+                total[k] = mcp_friction[k] + mu[i + 1 + j];
             }
             let norm = (0..3)
                 .map(|k| (total[k] / axes[k]).powi(2))
@@ -752,20 +750,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
         n: S::Vector,
     ) -> ([f64; 6], [f64; 6]) {
         let slot = &self.slots[k];
-        let l = slot.block.layout();
-        let x = &self.z[slot.offset..slot.offset + l.local_count];
+        let x = slot.local(&self.z);
         let a1 = S::vector_from_fn(|i| points[i]);
-        let a2 = S::vector_from_fn(|i| points[l.dim + i]);
+        let a2 = S::vector_from_fn(|i| points[S::DIM + i]);
         let mut out = ([0.0; 6], [0.0; 6]);
         let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
         // A sliding contact's friction stays at the end of the step (at full weight, so it
         // only dissipates): only the normal and sticking impulses are moved.
-        let sticks = x[l.sigma] <= STICK_SIGMA;
+        let sticks = slot.block.slip(x) <= STICK_SIGMA;
         let mut fr = [0.0; 3];
         if sticks {
-            fr[..l.friction_count].copy_from_slice(&x[l.friction..l.friction + l.friction_count]);
+            let p = slot.block.friction_impulses(x);
+            fr[..p.len()].copy_from_slice(p);
         }
-        let mut force = n * x[l.normal] + t * fr[0];
+        let mut force = n * slot.block.normal_impulse(x) + t * fr[0];
         if S::DIM == 3 {
             force += o * fr[1];
         }
@@ -802,9 +800,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         rows.clear();
         for (&k, normal) in self.active.iter().zip(normals.iter()) {
             let slot = &self.slots[k];
-            let l = slot.block.layout();
-            let x = &self.z[slot.offset..slot.offset + l.local_count];
-            let pn = x[l.normal];
+            let x = slot.local(&self.z);
+            let pn = slot.block.normal_impulse(x);
             if pn <= 0.0 || normal[0].is_nan() {
                 continue;
             }
@@ -812,11 +809,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 &self.scene.bodies[slot.body1],
                 &self.scene.bodies[slot.body2],
             );
-            let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
-            let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
+            let (a1, a2) = (slot.block.a1(x), slot.block.a2(x));
+            let (a1, a2) = (S::vector_from_fn(|i| a1[i]), S::vector_from_fn(|i| a2[i]));
             let n = S::vector_from_fn(|i| normal[i]);
             let friction = slot.block.friction();
-            let sticks = friction.mu > 0.0 && x[l.sigma] <= STICK_SIGMA;
+            let sticks = friction.mu > 0.0 && slot.block.slip(x) <= STICK_SIGMA;
             let (r1, r2) = (a1 - b1.pose.position, a2 - b2.pose.position);
             let sides =
                 [slot.body1, slot.body2].map(|b| self.layout.range(b).map(|r| (b, r.start)));
@@ -865,7 +862,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 push(normal, normal, [1.0, 0.0, 0.0, 0.0]);
             } else {
                 // Sliding: the MCP's friction per unit normal impulse.
-                let fr = &x[l.friction..l.friction + l.friction_count];
+                let fr = slot.block.friction_impulses(x);
                 let mut d = n + t * (fr[0] / pn);
                 let mut per_pn = [1.0, fr[0] / pn, 0.0, 0.0];
                 if S::DIM == 3 {
