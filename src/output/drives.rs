@@ -45,16 +45,10 @@ impl DrivesWriter {
 
     /// The header's columns.
     pub fn header(kind: BodyKind) -> Vec<String> {
-        let state: &[&str] = match kind {
-            BodyKind::Planar => &["x", "y", "theta", "vx", "vy", "w"],
-            BodyKind::Spatial => &[
-                "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
-            ],
-        };
         let axes = &["x", "y", "z"][..kind.dim()];
         let mut columns: Vec<String> = ["step", "t", "body"]
             .iter()
-            .chain(state)
+            .chain(kind.state_columns())
             .map(|s| s.to_string())
             .collect();
         columns.extend(axes.iter().map(|a| format!("force_{a}")));
@@ -92,34 +86,11 @@ impl DrivesWriter {
         push_f64(line, row.t);
         line.push(',');
         push_text(line, row.body);
+        row.state.push_columns(line);
         let mut push = |x: f64| {
             line.push(',');
             push_f64(line, x);
         };
-        match row.state {
-            BodyState::Planar {
-                position,
-                theta,
-                velocity,
-                omega,
-            } => {
-                position.into_iter().for_each(&mut push);
-                push(theta);
-                velocity.into_iter().for_each(&mut push);
-                push(omega);
-            }
-            BodyState::Spatial {
-                position,
-                orientation,
-                velocity,
-                omega,
-            } => position
-                .into_iter()
-                .chain(orientation)
-                .chain(velocity)
-                .chain(omega)
-                .for_each(&mut push),
-        }
         row.force.iter().chain(row.torque).for_each(|&x| push(x));
         line.push('\n');
         self.csv.write_line()

@@ -23,6 +23,16 @@ impl BodyKind {
             BodyKind::Spatial => 3,
         }
     }
+
+    /// A body's state columns in file order (prefixed by its name in `trajectory.csv`).
+    pub fn state_columns(self) -> &'static [&'static str] {
+        match self {
+            BodyKind::Planar => &["x", "y", "theta", "vx", "vy", "w"],
+            BodyKind::Spatial => &[
+                "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
+            ],
+        }
+    }
 }
 
 /// A moving body as it appears in `trajectory.csv`: its name prefixes its columns.
@@ -53,13 +63,8 @@ impl MovingBody {
 
     /// This body's columns, in file order.
     pub fn columns(&self) -> Vec<String> {
-        let suffixes: &[&str] = match self.kind {
-            BodyKind::Planar => &["x", "y", "theta", "vx", "vy", "w"],
-            BodyKind::Spatial => &[
-                "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
-            ],
-        };
-        suffixes
+        self.kind
+            .state_columns()
             .iter()
             .map(|s| format!("{}.{s}", self.name))
             .collect()
@@ -95,6 +100,38 @@ pub enum BodyState {
 }
 
 impl BodyState {
+    /// Appends its columns to a CSV line, each after a comma.
+    pub(crate) fn push_columns(&self, line: &mut String) {
+        let mut push = |x: f64| {
+            line.push(',');
+            push_f64(line, x);
+        };
+        match *self {
+            BodyState::Planar {
+                position,
+                theta,
+                velocity,
+                omega,
+            } => {
+                position.into_iter().for_each(&mut push);
+                push(theta);
+                velocity.into_iter().for_each(&mut push);
+                push(omega);
+            }
+            BodyState::Spatial {
+                position,
+                orientation,
+                velocity,
+                omega,
+            } => position
+                .into_iter()
+                .chain(orientation)
+                .chain(velocity)
+                .chain(omega)
+                .for_each(&mut push),
+        }
+    }
+
     /// Planar or spatial.
     pub fn kind(&self) -> BodyKind {
         match self {
@@ -219,39 +256,15 @@ impl TrajectoryWriter {
         }
         let line = &mut self.csv.line;
         line.push_str(&row.step.to_string());
+        line.push(',');
+        push_f64(line, row.t);
+        for b in row.bodies {
+            b.push_columns(line);
+        }
         let mut push = |x: f64| {
             line.push(',');
             push_f64(line, x);
         };
-        push(row.t);
-        for b in row.bodies {
-            match *b {
-                BodyState::Planar {
-                    position,
-                    theta,
-                    velocity,
-                    omega,
-                } => {
-                    position.into_iter().for_each(&mut push);
-                    push(theta);
-                    velocity.into_iter().for_each(&mut push);
-                    push(omega);
-                }
-                BodyState::Spatial {
-                    position,
-                    orientation,
-                    velocity,
-                    omega,
-                } => {
-                    position
-                        .into_iter()
-                        .chain(orientation)
-                        .chain(velocity)
-                        .chain(omega)
-                        .for_each(&mut push);
-                }
-            }
-        }
         push(row.energy.kinetic);
         push(row.energy.potential);
         push(row.energy.total());
