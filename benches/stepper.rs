@@ -51,10 +51,11 @@ fn boxes(c: &mut Criterion) {
     }
 }
 
-/// Joints (issue 17, "a joint costs no more than a contact"): the pendulum, the double
-/// pendulum, the four-bar linkage (under euler and rattle), the door on two hinges and the
-/// pusher, from the files under `examples/` (shortened to 1 s); compare `pendulum_2d` (one
-/// body, one pin) with `disc_on_plane` (one body, one contact).
+/// Joints and driven bodies (issue 17, "a joint costs no more than a contact"): the pendulum,
+/// the double pendulum, the four-bar linkage (under euler and rattle), the door on two hinges,
+/// the pusher, the pendulum onto a joint limit, the slider with joint friction, the driven
+/// pusher and the table-driven elevator, from the files under `examples/` (shortened to 1 s);
+/// compare `pendulum_2d` (one body, one pin) with `disc_on_plane` (one body, one contact).
 fn joints(c: &mut Criterion) {
     for (file, name) in [
         ("pendulum_2d.toml", "joint_pendulum_2d"),
@@ -62,6 +63,10 @@ fn joints(c: &mut Criterion) {
         ("four_bar_linkage.toml", "joint_four_bar_linkage"),
         ("door_two_hinges_3d.toml", "joint_door_two_hinges_3d"),
         ("pusher_box_2d.toml", "joint_pusher_box_2d"),
+        ("pendulum_limit_2d.toml", "joint_pendulum_limit_2d"),
+        ("slider_friction_2d.toml", "joint_slider_friction_2d"),
+        ("driven_pusher_2d.toml", "joint_driven_pusher_2d"),
+        ("elevator_2d.toml", "joint_elevator_2d"),
     ] {
         match load("examples", file) {
             AnyScene::Planar(mut s) => {
