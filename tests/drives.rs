@@ -8,18 +8,10 @@ use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use nalgebra::UnitQuaternion;
 
-const G: f64 = 9.81;
+mod common;
+use common::example_planar;
 
-fn example_planar(name: &str) -> Scene<Planar> {
-    let path = format!("{}/examples/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    match scenario::load(&path)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .scene
-    {
-        AnyScene::Planar(s) => s,
-        AnyScene::Spatial(_) => panic!("{name} is 3D"),
-    }
-}
+const G: f64 = 9.81;
 
 fn body<S: Dynamics>(scene: &Scene<S>, name: &str) -> usize {
     scene.bodies.iter().position(|b| b.name == name).unwrap()

@@ -5,9 +5,11 @@ use implicit_contact::geometry::{BodyShape, ConvexPart, Planar, Pose, Spatial};
 use implicit_contact::model::{
     Actuator, Dynamics, Friction, Integrator, Joint, JointKind, RigidBody, Scene,
 };
-use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use nalgebra::{Matrix3, UnitQuaternion, Vector2, Vector3};
+
+mod common;
+use common::example_planar as example;
 
 const G: f64 = 9.81;
 /// The solve's tolerance (the residual's, m/s for the joint rows and N·s for the momentum
@@ -69,18 +71,6 @@ fn joint<S: Dynamics>(
 
 fn stepper<S: Dynamics>(scene: Scene<S>) -> ImplicitStepper<S> {
     ImplicitStepper::new(scene, StepperSettings::default()).unwrap()
-}
-
-/// The scene of `examples/<name>.toml` (2D).
-fn example(name: &str) -> Scene<Planar> {
-    let path = format!("{}/examples/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    match scenario::load(&path)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .scene
-    {
-        AnyScene::Planar(s) => s,
-        AnyScene::Spatial(_) => panic!("{name} is 2D"),
-    }
 }
 
 /// (a) A bead on a horizontal prismatic rail pushed by a constant actuator force `F` toward a

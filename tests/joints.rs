@@ -4,9 +4,11 @@ use implicit_contact::geometry::{BodyShape, ConvexPart, Planar, Pose, Spatial};
 use implicit_contact::model::{
     Actuator, Dynamics, Friction, Integrator, Joint, JointKind, RigidBody, Scene, Twist,
 };
-use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use nalgebra::{Matrix3, UnitQuaternion, Vector1, Vector2, Vector3};
+
+mod common;
+use common::{example_planar, example_spatial};
 
 const G: f64 = 9.81;
 
@@ -88,30 +90,6 @@ fn stepper<S: Dynamics>(scene: Scene<S>, integrator: Integrator) -> ImplicitStep
         ..StepperSettings::default()
     };
     ImplicitStepper::new(scene, settings).unwrap()
-}
-
-/// The scene of `examples/<name>.toml` (2D).
-fn example_planar(name: &str) -> Scene<Planar> {
-    let path = format!("{}/examples/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    match scenario::load(&path)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .scene
-    {
-        AnyScene::Planar(s) => s,
-        AnyScene::Spatial(_) => panic!("{name} is 3D"),
-    }
-}
-
-/// The scene of `examples/<name>.toml` (3D).
-fn example_spatial(name: &str) -> Scene<Spatial> {
-    let path = format!("{}/examples/{name}.toml", env!("CARGO_MANIFEST_DIR"));
-    match scenario::load(&path)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .scene
-    {
-        AnyScene::Spatial(s) => s,
-        AnyScene::Planar(_) => panic!("{name} is 2D"),
-    }
 }
 
 fn angle(pose: &Pose<Planar>) -> f64 {

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests that drive the command line.
+//! Helpers shared by the integration tests: the command line, and the scenes of the scenario
+//! files under `examples/`.
 #![allow(dead_code)] // each test file uses its own subset
 
 use std::path::{Path, PathBuf};
@@ -31,4 +32,31 @@ pub fn temp_dir(area: &str, tag: &str) -> PathBuf {
 /// A process's output as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The scene of `examples/<name>.toml` (2D).
+pub fn example_planar(
+    name: &str,
+) -> implicit_contact::model::Scene<implicit_contact::geometry::Planar> {
+    match example(name) {
+        implicit_contact::scenario::AnyScene::Planar(s) => s,
+        implicit_contact::scenario::AnyScene::Spatial(_) => panic!("{name} is 3D"),
+    }
+}
+
+/// The scene of `examples/<name>.toml` (3D).
+pub fn example_spatial(
+    name: &str,
+) -> implicit_contact::model::Scene<implicit_contact::geometry::Spatial> {
+    match example(name) {
+        implicit_contact::scenario::AnyScene::Spatial(s) => s,
+        implicit_contact::scenario::AnyScene::Planar(_) => panic!("{name} is 2D"),
+    }
+}
+
+fn example(name: &str) -> implicit_contact::scenario::AnyScene {
+    let path = format!("{}/examples/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    implicit_contact::scenario::load(&path)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .scene
 }
