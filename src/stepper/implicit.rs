@@ -459,8 +459,11 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// The velocities `ν` of the two steps before the last (quasi-rigid warm start; the older
     /// one is valid if `have_older`).
     previous_z: Vec<f64>,
-    /// The joints' multipliers the last whole step started from (the joints' warm start).
+    /// The joints' multipliers the last whole step started from (the joints' warm start), and
+    /// the current step's before they were extrapolated: the proximal centre (the least-change
+    /// impulses are measured from the last step's, not from the guess).
     previous_joint: Vec<f64>,
+    joint_start: Vec<f64>,
     older_z: Vec<f64>,
     have_older: bool,
     /// The twists at the start of the (sub-)step (the RATTLE integrator's second kick).
@@ -553,6 +556,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             applied: vec![0.0; nv],
             previous_z: Vec::new(),
             previous_joint: Vec::new(),
+            joint_start: Vec::new(),
             older_z: Vec::new(),
             have_older: false,
             start_velocity: vec![0.0; nv],
@@ -1419,9 +1423,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 std::mem::swap(&mut self.older_z, &mut self.previous_z);
                 self.previous_z.clear();
                 self.previous_z.extend_from_slice(&saved[..nv]);
+                // The multipliers this step started from, if a step solved them (the first
+                // step starts from a guess, not a solution).
                 self.previous_joint.clear();
-                for joint in &self.joints {
-                    self.previous_joint.extend_from_slice(joint.local(&saved));
+                if self.steps > 0 {
+                    for joint in &self.joints {
+                        self.previous_joint.extend_from_slice(joint.local(&saved));
+                    }
                 }
             }
             self.have_previous = depth == 0;
@@ -1609,6 +1617,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if self.joints.is_empty() || !self.have_previous || self.previous_joint.len() != total {
             return;
         }
+        self.joint_start.clear();
+        for joint in &self.joints {
+            self.joint_start.extend_from_slice(joint.local(&self.z));
+        }
         let mut k = 0;
         for joint in &self.joints {
             for i in joint.offset..joint.offset + joint.block.local_count() {
@@ -1641,6 +1653,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.slots[k].block.set_cone_scale(1.0);
         }
         self.center_proximal_at_z();
+        // The joints' first centre is the last step's multipliers, not their extrapolation.
+        if !self.joint_start.is_empty() {
+            let mut k = 0;
+            for joint in &mut self.joints {
+                let n = joint.block.local_count();
+                let centre = &self.joint_start[k..k + n];
+                joint.block.proximal_mut().1.copy_from_slice(centre);
+                k += n;
+            }
+            self.joint_start.clear();
+        }
         // The first centre's friction is zero: a contact that separates in the step then
         // has none (`p_k (σ + ε_f) = 0`), whatever it carried before.
         for &k in &self.active {
