@@ -2,7 +2,6 @@
 //! docs of [`crate::contact`] for the equations and the derivation).
 
 use super::body_step::BodyStep;
-use super::quasi_rigid::QuasiRigid;
 use crate::geometry::{
     ConvexPart, Placed, Pose, ProximityError, ProximitySettings, Space, WorldEval, proximity,
     world_eval, world_eval_with_pose_derivatives,
@@ -39,7 +38,9 @@ pub enum ContactError {
 ///
 /// A body's `ν` block is `(v, ω)` (`D` then `A` entries); its wrench block is
 /// `(force, moment)` in the same sizes. The first [`local_count`](Self::local_count) entries are
-/// the block's own unknowns and rows.
+/// the block's own unknowns and rows. A law around the kernel (the quasi-rigid contact,
+/// [`crate::contact::quasi_rigid`]) appends [`extension`](Self::extension) unknowns and rows
+/// of its own after `σ`; the kernel leaves them to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContactLayout {
     /// `D`, 2 or 3.
@@ -80,21 +81,9 @@ pub struct ContactLayout {
     pub nu2: usize,
     /// `local_count + 2 DOF`.
     pub total: usize,
-    /// The quasi-rigid variables appended after `σ` (`None` for a rigid contact).
-    pub quasi: Option<QuasiLayout>,
-}
-
-/// Offsets of a quasi-rigid contact's own variables (and rows), after the rigid ones; see
-/// [`crate::contact::quasi_rigid`]. The rigid slot [`ContactLayout::normal`] then holds the
-/// spring impulse `p_ns`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QuasiLayout {
-    /// Offset of `δ̄_n`, the algebraic distance (row: the deflection relation, eq. 35).
-    pub deflection_bar: usize,
-    /// Offset of `δ = (δ_n, δ_t[, δ_o])` (`D` entries; rows: the spring–damper law).
-    pub delta: usize,
-    /// Offset of `p_nr`, the core impulse (row: `δ_max − δ_n ≥ 0`).
-    pub core: usize,
+    /// Number of unknowns (and rows) after `σ` that belong to a law around the kernel (0: a
+    /// rigid contact).
+    pub extension: usize,
 }
 
 impl ContactLayout {
@@ -138,36 +127,25 @@ impl ContactLayout {
             nu1: local_count,
             nu2: local_count + S::DOF,
             total: local_count + 2 * S::DOF,
-            quasi: None,
+            extension: 0,
         }
     }
 
-    /// The layout of a quasi-rigid contact: the rigid layout ([`two_sided`](Self::two_sided)
-    /// with `f_count` and `m`), then `δ̄_n, δ (D), p_nr`.
-    pub fn quasi_rigid<S: Space>(f_count: usize, m: usize) -> Self {
-        let mut l = Self::two_sided::<S>(f_count, m);
-        let base = l.local_count;
-        l.quasi = Some(QuasiLayout {
-            deflection_bar: base,
-            delta: base + 1,
-            core: base + 1 + l.dim,
-        });
-        l.local_count = base + l.dim + 2;
+    /// This layout with `extension` unknowns of a law around the kernel after `σ` (the bodies'
+    /// columns and wrench rows move behind them).
+    pub fn extended(&self, extension: usize) -> Self {
+        let mut l = *self;
+        l.extension = extension;
+        l.local_count = self.kernel_count() + extension;
         l.nu1 = l.local_count;
         l.nu2 = l.local_count + l.dof;
         l.total = l.local_count + 2 * l.dof;
         l
     }
 
-    /// The rigid part of this layout (itself for a rigid contact).
-    pub fn rigid(&self) -> Self {
-        let mut l = *self;
-        l.quasi = None;
-        l.local_count = self.sigma + 1;
-        l.nu1 = l.local_count;
-        l.nu2 = l.local_count + l.dof;
-        l.total = l.local_count + 2 * l.dof;
-        l
+    /// Number of the kernel's own unknowns (those up to `σ`).
+    pub fn kernel_count(&self) -> usize {
+        self.sigma + 1
     }
 }
 
@@ -180,8 +158,6 @@ pub struct ContactEval {
     /// `∂values/∂(local variables, ν₁, ν₂)`, `total × total`.
     pub jacobian: DMatrix<f64>,
     layout: ContactLayout,
-    /// Quasi-rigid contacts: the rigid part's evaluation and its local variables (scratch).
-    pub(super) inner: Option<Box<(ContactEval, Vec<f64>)>>,
 }
 
 impl ContactEval {
@@ -191,10 +167,6 @@ impl ContactEval {
             values: vec![0.0; layout.total],
             jacobian: DMatrix::zeros(layout.total, layout.total),
             layout,
-            inner: layout.quasi.map(|_| {
-                let rigid = layout.rigid();
-                Box::new((ContactEval::new(rigid), vec![0.0; rigid.local_count]))
-            }),
         }
     }
     /// The block's residual rows (R1, R2, C1, C2, C3, FR, CS).
@@ -221,9 +193,7 @@ pub struct ContactBlock<S: Space> {
     g: ConvexPart<S>,
     friction: Friction,
     tangent_reference: S::Vector,
-    pub(super) layout: ContactLayout,
-    /// The compliant layer and its state, for a quasi-rigid contact.
-    pub(super) quasi: Option<QuasiRigid>,
+    layout: ContactLayout,
     /// Second-order integrators: the world-frame lever arms `a_b − c_b` of the contact points
     /// at the start of the step (body 1, body 2). The slip rows then use the trapezoidal lever
     /// `½ (r_start + r_end)`, so that `h (v + ω × r)` is the step's rolling displacement to
@@ -296,7 +266,6 @@ impl<S: Space> ContactBlock<S> {
             friction,
             tangent_reference: S::unit_vector(0),
             layout,
-            quasi: None,
             start_levers: None,
             proximal: Proximal::default(),
             cone_scale: 1.0,
@@ -446,13 +415,18 @@ impl<S: Space> ContactBlock<S> {
     /// `‖p‖_e = √(Σ_k p_k²/e_k²)`: the cone's load and the friction's excess over it (positive:
     /// outside the cone).
     pub fn cone_excess(&self, x: &[f64]) -> (f64, f64) {
+        self.cone_excess_at(x, x[self.layout.normal])
+    }
+
+    /// [`cone_excess`](Self::cone_excess) with `pn` as the normal impulse (a law around the
+    /// kernel may carry more than `x[normal]`).
+    pub fn cone_excess_at(&self, x: &[f64], pn: f64) -> (f64, f64) {
         let l = &self.layout;
         let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
         let norm = (0..l.friction_count)
             .map(|k| (x[l.friction + k] / axes[k]).powi(2))
             .sum::<f64>()
             .sqrt();
-        let pn = x[l.normal];
         (mu * pn + norm, norm - mu * pn)
     }
 
@@ -470,9 +444,6 @@ impl<S: Space> ContactBlock<S> {
             return Err(ContactError::InvalidTangentReference(format!("{e:?}")));
         }
         self.tangent_reference = e * (1.0 / len);
-        if let Some(q) = &mut self.quasi {
-            q.reexpress_tangential(&arr::<S>(&self.tangent_reference));
-        }
         Ok(())
     }
 
@@ -484,6 +455,11 @@ impl<S: Space> ContactBlock<S> {
     /// The index layout.
     pub fn layout(&self) -> ContactLayout {
         self.layout
+    }
+
+    /// Appends `extension` unknowns of a law around the kernel to its layout.
+    pub(super) fn extend(&mut self, extension: usize) {
+        self.layout = self.layout.extended(extension);
     }
 
     /// Number of local variables (and rows).
@@ -548,11 +524,6 @@ impl<S: Space> ContactBlock<S> {
         self.layout.f_count > 0
     }
 
-    /// A quasi-rigid contact's algebraic distance `δ̄_n` in `x` (0 for a rigid one).
-    pub fn deflection_bar(&self, x: &[f64]) -> f64 {
-        self.layout.quasi.map_or(0.0, |q| x[q.deflection_bar])
-    }
-
     /// The friction parameters.
     pub fn friction(&self) -> Friction {
         self.friction
@@ -570,7 +541,7 @@ impl<S: Space> ContactBlock<S> {
 
     /// Lower and upper bounds of the local variables: `l₁, l₂, p_n, σ ≥ 0`, the rest free;
     /// with two intersections `l₂, l_F, p_n, σ ≥ 0` (the scale `t` in the slot of `l₁` is free:
-    /// C3 keeps it `≥ 0`).
+    /// C3 keeps it `≥ 0`). A law around the kernel bounds its own unknowns (free here).
     pub fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
         let l = &self.layout;
         let mut lower = vec![f64::NEG_INFINITY; l.local_count];
@@ -581,10 +552,6 @@ impl<S: Space> ContactBlock<S> {
             lower[l.l1] = f64::NEG_INFINITY;
         }
         lower[l.sigma] = 0.0;
-        if let (Some(q), Some(ql)) = (&self.quasi, l.quasi) {
-            lower[ql.core] = 0.0;
-            lower[l.normal] = q.spring_impulse_lower_bound();
-        }
         (lower, vec![f64::INFINITY; l.local_count])
     }
 
@@ -612,25 +579,29 @@ impl<S: Space> ContactBlock<S> {
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
-        match &self.quasi {
-            Some(q) => q.evaluate(self, x, body1, body2, out),
-            None => self.evaluate_rigid(x, x[self.layout.normal], body1, body2, out),
-        }
+        debug_assert_eq!(
+            self.layout.extension, 0,
+            "an extended kernel is evaluated by the law around it"
+        );
+        let pn = x[self.layout.normal];
+        self.evaluate_kernel(x, pn, pn, body1, body2, out);
     }
 
-    /// The rigid rows (layout [`ContactLayout::rigid`]), with `pn_wrench` as the normal
-    /// impulse of the wrench (the rows FR and CS use `x[normal]`; the wrench rows' `p_n` column
-    /// is the derivative with respect to `pn_wrench`). A rigid contact has `pn_wrench =
-    /// x[normal]`; a quasi-rigid one weights its spring impulse (see [`crate::contact`]).
-    pub(super) fn evaluate_rigid(
+    /// The kernel's rows, wrenches and Jacobian, as [`evaluate`](Self::evaluate), with `pn` the
+    /// normal impulse of the rows C3 (proximal term), FR and CS and `pn_wrench` that of the
+    /// wrench rows; both derivatives go to the column of `x[normal]` (rows and wrench rows
+    /// apart, so a law can weight them). The rows and columns of an
+    /// [`extension`](ContactLayout::extension) are left zero for the law around the kernel.
+    pub(super) fn evaluate_kernel(
         &self,
         x: &[f64],
+        pn: f64,
         pn_wrench: f64,
         body1: &BodyStep<S>,
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
-        let lay = self.layout.rigid();
+        let lay = self.layout;
         assert_eq!(
             x.len(),
             lay.local_count,
@@ -655,7 +626,6 @@ impl<S: Space> ContactBlock<S> {
         let a2s = S::vector_from_fn(|i| x[lay.a2 + i]);
         let l1 = x[lay.l1];
         let l2 = &x[lay.l2..lay.l2 + m];
-        let pn = x[lay.normal];
         let pf = &x[lay.friction..lay.friction + nf];
         let sigma = x[lay.sigma];
         let (pose1, pose2) = (&body1.pose_end, &body2.pose_end);

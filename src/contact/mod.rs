@@ -126,8 +126,8 @@
 //! A body may carry a compliant layer over a rigid core ([`crate::model::CompliantLayer`]:
 //! stiffness `K`, damping `C`, `D × D` in the contact frame `(n, t[, o])`, diagonal or full, and
 //! the maximum normal deflection `δ_max`). A contact with such a body is a
-//! [`ContactBlock::with_layer`] block: the rigid block above plus, after `σ` (layout
-//! [`QuasiLayout`]),
+//! [`QuasiRigidContact`], a law of its own around the rigid block above (its kernel; the stepper
+//! holds either as a [`Contact`]). It adds, after `σ` (layout [`QuasiLayout`]),
 //!
 //! ```text
 //! δ̄_n (free)       deflection relation (eq. 35)                                     = 0
@@ -191,7 +191,7 @@
 //!   (times `w` in the wrench rows) and `p_nr`; the rest is linear. All of it is checked against
 //!   central differences (both sides compliant, single functions and intersections, 2D and 3D,
 //!   full `K`, `C`, both integrators).
-//! * **State.** `δ^ℓ` is carried from step to step by [`ContactBlock::commit`]; in 3D its
+//! * **State.** `δ^ℓ` is carried from step to step by [`QuasiRigidContact::commit`]; in 3D its
 //!   tangential part is kept as a world vector and re-expressed in the basis of each step's
 //!   tangent reference. Output: [`QuasiRigidState`].
 //!
@@ -252,6 +252,7 @@
 
 mod block;
 mod body_step;
+mod law;
 pub mod quasi_rigid;
 
 #[cfg(test)]
@@ -261,8 +262,8 @@ mod tests;
 
 pub(crate) use block::tangent_directions;
 pub use block::{
-    ContactBlock, ContactError, ContactEval, ContactLayout, Proximal, QuasiLayout,
-    tangent_reference_for,
+    ContactBlock, ContactError, ContactEval, ContactLayout, Proximal, tangent_reference_for,
 };
 pub use body_step::BodyStep;
-pub use quasi_rigid::{CompliantSide, QuasiRigid, QuasiRigidState};
+pub use law::Contact;
+pub use quasi_rigid::{CompliantSide, QuasiLayout, QuasiRigidContact, QuasiRigidState};

@@ -1,5 +1,8 @@
-//! The quasi-rigid contact block (paper §5, eq. 33–40 and 48–55): a rigid core inside a bounded
-//! compliant layer, as extra variables and rows on top of the rigid block. The derivation and the
+//! The quasi-rigid contact (paper §5, eq. 33–40 and 48–55): a rigid core inside a bounded
+//! compliant layer, a law of its own around the rigid kernel ([`ContactBlock`]). The kernel
+//! writes its rows into the block's evaluation with the law's unknowns appended after `σ`
+//! ([`ContactLayout::extension`]); the law splits the kernel's `p_n` column into the spring's
+//! and the core's, patches the rows the layer shifts and writes its own. The derivation and the
 //! corrections to the printed equations are in the [module docs](crate::contact) ("Quasi-rigid
 //! contacts").
 
@@ -37,9 +40,43 @@ pub struct QuasiRigidState {
     pub elastic_energy: f64,
 }
 
-/// A contact's compliant layer and its state carried from step to step (`δ^ℓ`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct QuasiRigid {
+/// Offsets of a quasi-rigid contact's own unknowns (and rows), after the kernel's `σ`. The
+/// kernel's slot [`ContactLayout::normal`] holds the spring impulse `p_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuasiLayout {
+    /// Offset of `δ̄_n`, the algebraic distance (row: the deflection relation, eq. 35).
+    pub deflection_bar: usize,
+    /// Offset of `δ = (δ_n, δ_t[, δ_o])` (`D` entries; rows: the spring–damper law).
+    pub delta: usize,
+    /// Offset of `p_nr`, the core impulse (row: `δ_max − δ_n ≥ 0`).
+    pub core: usize,
+}
+
+impl QuasiLayout {
+    /// Number of the law's unknowns in `dim` dimensions: `δ̄_n`, `δ` (`dim`), `p_nr`.
+    pub fn count(dim: usize) -> usize {
+        dim + 2
+    }
+
+    /// The law's offsets after the kernel's unknowns of `kernel`.
+    pub fn after(kernel: &ContactLayout) -> Self {
+        let base = kernel.kernel_count();
+        Self {
+            deflection_bar: base,
+            delta: base + 1,
+            core: base + 1 + kernel.dim,
+        }
+    }
+}
+
+/// A quasi-rigid contact: the rigid kernel, the compliant layer and its state carried from step
+/// to step (`δ^ℓ`).
+#[derive(Debug, Clone)]
+pub struct QuasiRigidContact<S: Space> {
+    /// The rigid contact whose rows the law extends (its layout has the law's unknowns).
+    kernel: ContactBlock<S>,
+    /// Where the law's unknowns sit.
+    quasi: QuasiLayout,
     /// The layer's stiffness, damping and maximum deflection.
     pub layer: CompliantLayer,
     /// The side that carries it.
@@ -104,10 +141,110 @@ pub fn discrete_gradient(k: f64, a: f64, b: f64) -> (f64, f64) {
     }
 }
 
-impl QuasiRigid {
+impl<S: Space> QuasiRigidContact<S> {
+    /// The rigid `kernel` with a compliant layer on `side`, integrated by `integrator`. The
+    /// midpoint integrator needs a layer without normal–tangential coupling (its normal law is
+    /// the discrete gradient of the normal spring alone).
+    pub fn new(
+        mut kernel: ContactBlock<S>,
+        layer: CompliantLayer,
+        side: CompliantSide,
+        integrator: Integrator,
+    ) -> Result<Self, ContactError> {
+        if layer.dim != S::DIM {
+            return Err(ContactError::InvalidLayer(format!(
+                "the layer has {} deflection directions but the contact is {}D",
+                layer.dim,
+                S::DIM
+            )));
+        }
+        if integrator.splits_smooth_impulses() && !layer.is_normal_decoupled() {
+            return Err(ContactError::InvalidLayer(
+                "the midpoint integrator needs a layer without normal–tangential coupling \
+                 (K and C with zero (n, t) and (n, o) entries)"
+                    .into(),
+            ));
+        }
+        kernel.extend(QuasiLayout::count(S::DIM));
+        let quasi = QuasiLayout::after(&kernel.layout());
+        Ok(Self {
+            kernel,
+            quasi,
+            layer,
+            side,
+            integrator,
+            active: 0,
+            previous: [0.0; 3],
+            tangential_world: [0.0; 3],
+            normal_previous: [0.0; 3],
+            history: Default::default(),
+            history_len: 0,
+        })
+    }
+
+    /// The rigid kernel without the law (its layout back to the kernel's own unknowns).
+    pub fn into_kernel(self) -> ContactBlock<S> {
+        let mut kernel = self.kernel;
+        kernel.extend(0);
+        kernel
+    }
+
+    /// The rigid kernel.
+    pub fn kernel(&self) -> &ContactBlock<S> {
+        &self.kernel
+    }
+
+    /// The rigid kernel, to set its proximal terms, cone scale and levers (its tangent
+    /// reference through [`set_tangent_reference`](Self::set_tangent_reference)).
+    pub fn kernel_mut(&mut self) -> &mut ContactBlock<S> {
+        &mut self.kernel
+    }
+
+    /// The index layout: the kernel's, extended by the law's unknowns.
+    pub fn layout(&self) -> ContactLayout {
+        self.kernel.layout()
+    }
+
+    /// Where the law's own unknowns sit.
+    pub fn quasi_layout(&self) -> QuasiLayout {
+        self.quasi
+    }
+
+    /// Number of local variables (and rows).
+    pub fn local_count(&self) -> usize {
+        self.kernel.local_count()
+    }
+
+    /// The kernel's bounds with the law's: `p_nr ≥ 0`, `p_ns` bounded as
+    /// [`spring_impulse_lower_bound`](Self::spring_impulse_lower_bound) says.
+    pub fn bounds(&self) -> (Vec<f64>, Vec<f64>) {
+        let (mut lower, upper) = self.kernel.bounds();
+        lower[self.quasi.core] = 0.0;
+        lower[self.kernel.normal_index()] = self.spring_impulse_lower_bound();
+        (lower, upper)
+    }
+
+    /// A zeroed evaluation.
+    pub fn new_eval(&self) -> ContactEval {
+        self.kernel.new_eval()
+    }
+
+    /// Sets the kernel's 3D tangent reference and re-expresses the carried tangential
+    /// deflection in its basis.
+    pub fn set_tangent_reference(&mut self, e: S::Vector) -> Result<(), ContactError> {
+        self.kernel.set_tangent_reference(e)?;
+        self.reexpress_tangential(&arr::<S>(&self.kernel.tangent_reference()));
+        Ok(())
+    }
+
+    /// The algebraic distance `δ̄_n` in `x`.
+    pub fn deflection_bar(&self, x: &[f64]) -> f64 {
+        x[self.quasi.deflection_bar]
+    }
+
     /// Lower bound of `p_ns`: 0 under Euler (the paper's complementarity), free under the
     /// midpoint integrator (an equation there, see the module docs).
-    pub(super) fn spring_impulse_lower_bound(&self) -> f64 {
+    pub fn spring_impulse_lower_bound(&self) -> f64 {
         match self.integrator {
             Integrator::Euler => 0.0,
             Integrator::Midpoint | Integrator::Rattle => f64::NEG_INFINITY,
@@ -121,7 +258,7 @@ impl QuasiRigid {
 
     /// 3D: re-expresses the stored tangential deflection in the basis of the new tangent
     /// reference `e` (2D: the basis is fixed by the normal, nothing to do).
-    pub(super) fn reexpress_tangential(&mut self, e: &Vec3) {
+    fn reexpress_tangential(&mut self, e: &Vec3) {
         if self.layer.dim != 3 || self.normal_previous == [0.0; 3] {
             return;
         }
@@ -133,27 +270,18 @@ impl QuasiRigid {
         }
     }
 
-    /// Evaluates the quasi-rigid block: the rigid rows at `p_n = p_ns + p_nr` (wrench with the
-    /// weighted `w p_ns + p_nr`), mapped into the larger layout, patched, and the rows of
-    /// `δ̄_n`, `δ` and `p_nr` appended.
-    pub(super) fn evaluate<S: Space>(
+    /// Evaluates the quasi-rigid block: the kernel's rows at `p_n = p_ns + p_nr` (wrench with
+    /// the weighted `w p_ns + p_nr`), its `p_n` column split between `p_ns` and `p_nr`, the rows
+    /// the layer shifts patched, and the rows of `δ̄_n`, `δ` and `p_nr` written.
+    pub fn evaluate(
         &self,
-        block: &ContactBlock<S>,
         x: &[f64],
         body1: &BodyStep<S>,
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
-        let lay = block.layout();
-        let ql = lay
-            .quasi
-            .expect("a quasi-rigid block has a quasi-rigid layout");
-        let r = lay.rigid();
-        assert_eq!(
-            x.len(),
-            lay.local_count,
-            "local variables do not match the layout"
-        );
+        let (lay, ql, block) = (self.kernel.layout(), self.quasi, &self.kernel);
+        let r = lay;
         let d = S::DIM;
         let nt = d - 1;
         let n_tot = lay.total;
@@ -161,46 +289,16 @@ impl QuasiRigid {
         let (p_ns, p_nr) = (x[r.normal], x[ql.core]);
         let pn = p_ns + p_nr;
 
-        let mut inner = out
-            .inner
-            .take()
-            .expect("the output buffer of a quasi-rigid block has its rigid part");
+        block.evaluate_kernel(x, pn, w * p_ns + p_nr, body1, body2, out);
         {
-            let (ev, xr) = &mut *inner;
-            xr.copy_from_slice(&x[..r.local_count]);
-            xr[r.normal] = pn;
-            block.evaluate_rigid(xr, w * p_ns + p_nr, body1, body2, ev);
-            let nr = r.total;
-            let src = ev.jacobian.as_slice();
-            let dst = out.jacobian.as_mut_slice();
-            dst.fill(0.0);
-            let map = |i: usize| {
-                if i < r.local_count {
-                    i
-                } else {
-                    i - r.nu1 + lay.nu1
-                }
-            };
-            for c in 0..nr {
-                let col = &src[c * nr..(c + 1) * nr];
-                if c == r.normal {
-                    // ∂/∂p_n splits: p_ns (weight w in the wrench rows) and p_nr.
-                    for (i, v) in col.iter().enumerate() {
-                        let wi = if i >= r.nu1 { w } else { 1.0 };
-                        dst[r.normal * n_tot + map(i)] = wi * v;
-                        dst[ql.core * n_tot + map(i)] = *v;
-                    }
-                } else {
-                    let mc = map(c);
-                    for (i, v) in col.iter().enumerate() {
-                        dst[mc * n_tot + map(i)] = *v;
-                    }
-                }
+            // ∂/∂p_n splits: p_nr (the kernel's column) and p_ns (its wrench rows times w).
+            let jac = out.jacobian.as_mut_slice();
+            let (normal, core) = (r.normal * n_tot, ql.core * n_tot);
+            jac.copy_within(normal..normal + n_tot, core);
+            for v in &mut jac[normal + lay.nu1..normal + n_tot] {
+                *v *= w;
             }
-            out.values[..r.local_count].copy_from_slice(&ev.values[..r.local_count]);
-            out.values[lay.nu1..].copy_from_slice(&ev.values[r.nu1..]);
         }
-        out.inner = Some(inner);
 
         let vals = &mut out.values;
         let jac = out.jacobian.as_mut_slice();
@@ -357,53 +455,10 @@ impl QuasiRigid {
     }
 }
 
-impl<S: Space> ContactBlock<S> {
-    /// The same contact with a compliant layer on `side`, integrated by `integrator`. The
-    /// midpoint integrator needs a layer without normal–tangential coupling (its normal law is
-    /// the discrete gradient of the normal spring alone).
-    pub fn with_layer(
-        mut self,
-        layer: CompliantLayer,
-        side: CompliantSide,
-        integrator: Integrator,
-    ) -> Result<Self, ContactError> {
-        if layer.dim != S::DIM {
-            return Err(ContactError::InvalidLayer(format!(
-                "the layer has {} deflection directions but the contact is {}D",
-                layer.dim,
-                S::DIM
-            )));
-        }
-        if integrator.splits_smooth_impulses() && !layer.is_normal_decoupled() {
-            return Err(ContactError::InvalidLayer(
-                "the midpoint integrator needs a layer without normal–tangential coupling \
-                 (K and C with zero (n, t) and (n, o) entries)"
-                    .into(),
-            ));
-        }
-        self.layout = ContactLayout::quasi_rigid::<S>(self.layout.f_count, self.part_g().len());
-        self.quasi = Some(QuasiRigid {
-            layer,
-            side,
-            integrator,
-            active: 0,
-            previous: [0.0; 3],
-            tangential_world: [0.0; 3],
-            normal_previous: [0.0; 3],
-            history: Default::default(),
-            history_len: 0,
-        });
-        Ok(self)
-    }
-
-    /// The compliant layer and its state, for a quasi-rigid contact.
-    pub fn quasi_rigid(&self) -> Option<&QuasiRigid> {
-        self.quasi.as_ref()
-    }
-
+impl<S: Space> QuasiRigidContact<S> {
     /// The unit normal: the normal source (`∇f(a₁)` or `ĝ`) normalised, body 1 at `pose1`.
     fn normal_at(&self, x: &[f64], pose1: &Pose<S>) -> Vec3 {
-        let g = arr::<S>(&self.normal_source(x, pose1));
+        let g = arr::<S>(&self.kernel.normal_source(x, pose1));
         let len = (0..S::DIM).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
         std::array::from_fn(|i| if i < S::DIM { g[i] / len } else { 0.0 })
     }
@@ -412,15 +467,12 @@ impl<S: Space> ContactBlock<S> {
     /// most of the normal at the points of `x` (`G` at `pose2`, `F` at `pose1`; only an
     /// intersection has a choice), see [`loaded_function`].
     fn choose_active(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>) {
-        let Some(side) = self.quasi.as_ref().map(|q| q.side) else {
-            return;
-        };
-        let l = self.layout;
+        let (k, l) = (&self.kernel, self.kernel.layout());
         let point = |a: usize| S::vector_from_fn(|i| x[a + i]);
-        let n = self.normal_source(x, pose1);
-        let active = match (side, self.part_f()) {
+        let n = k.normal_source(x, pose1);
+        self.active = match (self.side, k.part_f()) {
             (CompliantSide::G, _) => loaded_function(
-                self.part_g(),
+                k.part_g(),
                 pose2,
                 &point(l.a2),
                 &x[l.l2..l.l2 + l.g_count],
@@ -431,108 +483,88 @@ impl<S: Space> ContactBlock<S> {
             }
             (CompliantSide::F, None) => 0,
         };
-        if let Some(q) = &mut self.quasi {
-            q.active = active;
-        }
     }
 
-    /// Quasi-rigid contacts: the start state and the initial guess of the layer's variables,
-    /// from the rigid guess `x` (closest points at `distance` apart, bodies at `pose1`,
-    /// `pose2`). Euler starts undeflected (`δ = 0`, `δ̄_n = 0`). The midpoint integrator's
-    /// `δ_n` is the signed approach, so it starts at `−distance` with the shifted layer
-    /// touching the rigid side. Rigid contacts: nothing.
+    /// The start state and the initial guess of the layer's variables, from the rigid guess
+    /// `x` (closest points at `distance` apart, bodies at `pose1`, `pose2`). Euler starts
+    /// undeflected (`δ = 0`, `δ̄_n = 0`). The midpoint integrator's `δ_n` is the signed
+    /// approach, so it starts at `−distance` with the shifted layer touching the rigid side.
     pub fn initialize(&mut self, x: &mut [f64], distance: f64, pose1: &Pose<S>, pose2: &Pose<S>) {
-        let Some(ql) = self.layout.quasi else { return };
-        let l = self.layout;
+        let (l, ql) = (self.kernel.layout(), self.quasi);
         self.choose_active(x, pose1, pose2);
-        let n = self.normal_at(x, pose1);
-        let q = self.quasi.as_mut().expect("quasi layout implies a layer");
-        q.previous = [0.0; 3];
-        q.normal_previous = n;
-        q.tangential_world = [0.0; 3];
-        q.history_len = 0;
-        for i in ql.deflection_bar..ql.core + 1 {
-            x[i] = 0.0;
+        self.normal_previous = self.normal_at(x, pose1);
+        self.previous = [0.0; 3];
+        self.tangential_world = [0.0; 3];
+        self.history_len = 0;
+        x[ql.deflection_bar..ql.core + 1].fill(0.0);
+        if !(self.integrator.splits_smooth_impulses() && distance > 0.0) {
+            return;
         }
-        if q.integrator.splits_smooth_impulses() && distance > 0.0 {
-            q.previous[0] = -distance;
-            x[ql.delta] = -distance;
-            let (side, active) = (q.side, q.active);
-            let d = S::DIM;
-            match side {
-                CompliantSide::G => {
-                    let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
-                    let v = self.part_g().world_eval(active, pose2, &a1).value;
-                    x[ql.deflection_bar] = -v;
-                    for i in 0..d {
-                        x[l.a2 + i] = x[l.a1 + i];
-                    }
-                }
-                CompliantSide::F => {
-                    let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
-                    let v = match self.part_f() {
-                        Some(part) => (0..part.len())
-                            .map(|k| part.world_eval(k, pose1, &a2).value)
-                            .fold(f64::NEG_INFINITY, f64::max),
-                        None => world_eval(self.function_f(), pose1, &a2).value,
-                    };
-                    x[ql.deflection_bar] = -v;
-                    for i in 0..d {
-                        x[l.a1 + i] = x[l.a2 + i];
-                    }
-                }
+        self.previous[0] = -distance;
+        x[ql.delta] = -distance;
+        let (k, d) = (&self.kernel, S::DIM);
+        match self.side {
+            CompliantSide::G => {
+                let a1 = S::vector_from_fn(|i| x[l.a1 + i]);
+                let v = k.part_g().world_eval(self.active, pose2, &a1).value;
+                x[ql.deflection_bar] = -v;
+                x.copy_within(l.a1..l.a1 + d, l.a2);
             }
-            x[l.l1] = 0.0;
+            CompliantSide::F => {
+                let a2 = S::vector_from_fn(|i| x[l.a2 + i]);
+                let v = match k.part_f() {
+                    Some(part) => (0..part.len())
+                        .map(|j| part.world_eval(j, pose1, &a2).value)
+                        .fold(f64::NEG_INFINITY, f64::max),
+                    None => world_eval(k.function_f(), pose1, &a2).value,
+                };
+                x[ql.deflection_bar] = -v;
+                x.copy_within(l.a2..l.a2 + d, l.a1);
+            }
         }
+        x[l.l1] = 0.0;
     }
 
     /// After a converged step: the solved deflection becomes `δ^ℓ` of the next step (3D: its
-    /// tangential part kept as a world vector), and `G`'s active function is re-chosen. `pose1`
-    /// and `pose2` are the bodies' poses at the end of the step. Rigid contacts: nothing.
-    /// `whole_step` says the step was not a retried half: only whole steps extend the
-    /// warm-start history ([`predict`](Self::predict)); a half step restarts it.
+    /// tangential part kept as a world vector), and the compliant side's function is re-chosen.
+    /// `pose1` and `pose2` are the bodies' poses at the end of the step. `whole_step` says the
+    /// step was not a retried half: only whole steps extend the warm-start history
+    /// ([`predict`](Self::predict)); a half step restarts it.
     pub fn commit(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>, whole_step: bool) {
-        let Some(ql) = self.layout.quasi else { return };
-        let d = S::DIM;
+        let (d, ql) = (S::DIM, self.quasi);
         let n = self.normal_at(x, pose1);
-        let e = arr::<S>(&self.tangent_reference());
+        let e = arr::<S>(&self.kernel.tangent_reference());
         self.choose_active(x, pose1, pose2);
-        let q = self.quasi.as_mut().expect("quasi layout implies a layer");
-        for k in 0..d {
-            q.previous[k] = x[ql.delta + k];
-        }
-        q.normal_previous = n;
-        q.history.rotate_right(1);
-        q.history[0].clear();
-        q.history[0].extend_from_slice(x);
-        q.history_len = if whole_step {
-            (q.history_len + 1).min(3)
+        self.previous[..d].copy_from_slice(&x[ql.delta..ql.delta + d]);
+        self.normal_previous = n;
+        self.history.rotate_right(1);
+        self.history[0].clear();
+        self.history[0].extend_from_slice(x);
+        self.history_len = if whole_step {
+            (self.history_len + 1).min(3)
         } else {
             0
         };
         if d == 3 {
             let basis = tangent_basis(3, &n, &e);
-            q.tangential_world = std::array::from_fn(|i| {
-                q.previous[1] * basis[0].0[i] + q.previous[2] * basis[1].0[i]
-            });
+            let p = self.previous;
+            self.tangential_world =
+                std::array::from_fn(|i| p[1] * basis[0].0[i] + p[2] * basis[1].0[i]);
         }
     }
 
-    /// Warm start of a quasi-rigid contact's local variables `x` (bounds `lower`): the closest
-    /// points, `l₁`, `l₂`, `p_ns`, `δ̄_n` and `δ` extrapolated by the quadratic through the
-    /// contact's last three whole steps (linearly after two; nothing after fewer), the
-    /// multipliers and `p_ns` kept within their bounds. Rigid contacts: nothing.
+    /// Warm start of the local variables `x` (bounds `lower`): the closest points, `l₁`, `l₂`,
+    /// `p_ns`, `δ̄_n` and `δ` extrapolated by the quadratic through the contact's last three
+    /// whole steps (linearly after two; nothing after fewer), the multipliers and `p_ns` kept
+    /// within their bounds.
     pub fn predict(&self, x: &mut [f64], lower: &[f64]) {
-        let (Some(q), Some(ql)) = (&self.quasi, self.layout.quasi) else {
-            return;
-        };
-        if q.history_len < 2 {
+        if self.history_len < 2 {
             return;
         }
-        let l = self.layout;
-        let [h0, h1, h2] = &q.history;
+        let (l, ql) = (self.kernel.layout(), self.quasi);
+        let [h0, h1, h2] = &self.history;
         for i in (l.a1..l.normal + 1).chain(ql.deflection_bar..ql.core) {
-            x[i] = if q.history_len == 3 {
+            x[i] = if self.history_len == 3 {
                 3.0 * h0[i] - 3.0 * h1[i] + h2[i]
             } else {
                 2.0 * h0[i] - h1[i]
@@ -543,34 +575,31 @@ impl<S: Space> ContactBlock<S> {
         }
     }
 
-    /// The quasi-rigid state at the local variables `x` (`None` for a rigid contact).
-    pub fn quasi_state(&self, x: &[f64]) -> Option<QuasiRigidState> {
-        let (q, ql) = (self.quasi.as_ref()?, self.layout.quasi?);
-        let d = S::DIM;
+    /// The layer's state at the local variables `x`.
+    pub fn state(&self, x: &[f64]) -> QuasiRigidState {
+        let (d, ql) = (S::DIM, self.quasi);
         let delta: [f64; 3] = std::array::from_fn(|i| if i < d { x[ql.delta + i] } else { 0.0 });
         let mut clipped = delta;
         clipped[0] = clipped[0].max(0.0);
-        Some(QuasiRigidState {
+        QuasiRigidState {
             deflection: delta[0].max(0.0),
             delta,
-            spring_impulse: x[self.layout.normal],
+            spring_impulse: x[self.kernel.normal_index()],
             core_impulse: x[ql.core],
-            elastic_energy: q.layer.elastic_energy(&clipped),
-        })
+            elastic_energy: self.layer.elastic_energy(&clipped),
+        }
     }
 
     /// The wrench of the spring impulse `p_ns n` on body 1 (at `a₁`) and body 2 (at `a₂`),
     /// each as `(force, moment)` in `S::DOF` entries, for the bodies at their end-of-step poses
-    /// `pose1`, `pose2` (`None` for a rigid contact). The midpoint integrator adds half of it
-    /// to the end-of-step momentum.
+    /// `pose1`, `pose2`. The midpoint integrator adds half of it to the end-of-step momentum.
     pub fn spring_wrench(
         &self,
         x: &[f64],
         pose1: &Pose<S>,
         pose2: &Pose<S>,
-    ) -> Option<([f64; 6], [f64; 6])> {
-        self.quasi.as_ref()?;
-        let l = self.layout;
+    ) -> ([f64; 6], [f64; 6]) {
+        let l = self.kernel.layout();
         let n = self.normal_at(x, pose1);
         let p = x[l.normal];
         let force = S::vector_from_fn(|i| n[i] * p);
@@ -588,6 +617,30 @@ impl<S: Space> ContactBlock<S> {
                 slot[S::DIM + i] = sign * m[i];
             }
         }
-        Some(out)
+        out
+    }
+}
+
+/// A quasi-rigid contact's rows are written at the end-of-step poses its bodies' steps carry.
+impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for QuasiRigidContact<S> {
+    type Eval = ContactEval;
+    fn local_count(&self) -> usize {
+        QuasiRigidContact::local_count(self)
+    }
+    fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
+        QuasiRigidContact::bounds(self)
+    }
+    fn new_eval(&self) -> ContactEval {
+        QuasiRigidContact::new_eval(self)
+    }
+    fn evaluate(
+        &self,
+        x: &[f64],
+        s1: &BodyStep<S>,
+        s2: &BodyStep<S>,
+        _h: f64,
+        eval: &mut ContactEval,
+    ) {
+        QuasiRigidContact::evaluate(self, x, s1, s2, eval)
     }
 }

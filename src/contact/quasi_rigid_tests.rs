@@ -27,7 +27,7 @@ fn diagonal_layer(dim: usize) -> CompliantLayer {
 /// `p_nr`; and a committed `δ^ℓ` from another random state.
 fn randomize<S: Dynamics>(case: &mut Case<S>, z: &mut [f64], rng: &mut Rng, signed: bool) {
     let l = case.block.layout();
-    let ql = l.quasi.unwrap();
+    let ql = case.block.quasi_rigid().unwrap().quasi_layout();
     let normal = |rng: &mut Rng| {
         let v = rng.uniform(0.05, 0.3);
         if signed && rng.uniform(0.0, 1.0) < 0.5 {
@@ -44,6 +44,8 @@ fn randomize<S: Dynamics>(case: &mut Case<S>, z: &mut [f64], rng: &mut Rng, sign
     let pose1 = case.start1;
     let pose2 = case.start2;
     case.block
+        .quasi_rigid_mut()
+        .unwrap()
         .commit(&prev[..l.local_count], &pose1, &pose2, true);
     z[ql.deflection_bar] = rng.uniform(-0.2, 0.2);
     z[ql.delta] = normal(rng);
@@ -74,10 +76,10 @@ fn run<S: Dynamics>(
             Integrator::Midpoint | Integrator::Rattle => diagonal_layer(S::DIM),
         };
         for (fixed1, fixed2) in CONFIGS {
-            let mut block = ContactBlock::between(f.clone(), g.clone(), friction())
+            let mut block: Contact<S> = ContactBlock::between(f.clone(), g.clone(), friction())
                 .unwrap()
-                .with_layer(layer, side, integrator)
-                .unwrap();
+                .into();
+            block = block.with_layer(layer, side, integrator).unwrap();
             if S::DIM == 3 {
                 block
                     .set_tangent_reference(S::vector_from_fn(|i| [0.8, 0.3, -0.1][i]))
@@ -118,11 +120,15 @@ fn quasi_rigid_layout_and_bounds() {
     .unwrap();
     let rigid = ContactBlock::new(f.clone(), g.clone(), friction()).unwrap();
     let lr = rigid.layout();
-    let block = rigid
-        .with_layer(diagonal_layer(2), CompliantSide::G, Integrator::Euler)
-        .unwrap();
+    let block = QuasiRigidContact::new(
+        rigid,
+        diagonal_layer(2),
+        CompliantSide::G,
+        Integrator::Euler,
+    )
+    .unwrap();
     let l = block.layout();
-    let ql = l.quasi.unwrap();
+    let ql = block.quasi_layout();
     // Paper Example 3: the rigid 9 (a1, a2, l1, l2, p_ns, p_t, σ) + δ̄_n, δ_n, δ_t, p_nr.
     assert_eq!(l.local_count, lr.local_count + 4);
     assert_eq!((ql.deflection_bar, ql.delta, ql.core), (9, 10, 12));
@@ -130,21 +136,28 @@ fn quasi_rigid_layout_and_bounds() {
     assert_eq!(lo[l.normal], 0.0, "p_ns ≥ 0 under Euler");
     assert_eq!(lo[ql.core], 0.0, "p_nr ≥ 0");
     assert!(lo[ql.deflection_bar].is_infinite() && lo[ql.delta].is_infinite());
-    let mid = ContactBlock::new(f, g, friction())
-        .unwrap()
-        .with_layer(diagonal_layer(2), CompliantSide::G, Integrator::Midpoint)
-        .unwrap();
+    let mid = QuasiRigidContact::new(
+        ContactBlock::new(f, g, friction()).unwrap(),
+        diagonal_layer(2),
+        CompliantSide::G,
+        Integrator::Midpoint,
+    )
+    .unwrap();
     assert!(
         mid.bounds().0[l.normal].is_infinite(),
         "p_ns is free under midpoint"
     );
-    let err = ContactBlock::new(
-        Placed::at_origin(Ball::<Planar>::new(1.0).unwrap()),
-        ConvexPart::<Planar>::cuboid(Vector2::new(1.0, 1.0)).unwrap(),
-        friction(),
+    let err = QuasiRigidContact::new(
+        ContactBlock::new(
+            Placed::at_origin(Ball::<Planar>::new(1.0).unwrap()),
+            ConvexPart::<Planar>::cuboid(Vector2::new(1.0, 1.0)).unwrap(),
+            friction(),
+        )
+        .unwrap(),
+        full_layer(2),
+        CompliantSide::G,
+        Integrator::Midpoint,
     )
-    .unwrap()
-    .with_layer(full_layer(2), CompliantSide::G, Integrator::Midpoint)
     .unwrap_err();
     assert!(err.to_string().contains("coupling"), "{err}");
 }
@@ -296,22 +309,23 @@ fn spring_wrench_is_p_ns_along_the_normal() {
         HalfSpace::<Planar>::new(Vector2::new(0.0, 1.0), 0.0).unwrap(),
     )
     .unwrap();
-    let block = ContactBlock::new(f, g, friction())
-        .unwrap()
-        .with_layer(diagonal_layer(2), CompliantSide::G, Integrator::Euler)
-        .unwrap();
+    let block = QuasiRigidContact::new(
+        ContactBlock::new(f, g, friction()).unwrap(),
+        diagonal_layer(2),
+        CompliantSide::G,
+        Integrator::Euler,
+    )
+    .unwrap();
     let l = block.layout();
     let mut x = vec![0.0; l.local_count];
     // The disc at (0, 0.99): its lowest point (0, −0.01).
     x[l.a1 + 1] = -0.01;
     x[l.normal] = 2.0;
-    let (w1, w2) = block
-        .spring_wrench(
-            &x,
-            &planar_pose(0.0, 0.99, 0.0),
-            &planar_pose(0.0, 0.0, 0.0),
-        )
-        .unwrap();
+    let (w1, w2) = block.spring_wrench(
+        &x,
+        &planar_pose(0.0, 0.99, 0.0),
+        &planar_pose(0.0, 0.0, 0.0),
+    );
     // n points from the disc down into the ground: the disc is pushed up.
     assert!((w1[1] - 2.0).abs() < 1e-12 && w1[0].abs() < 1e-12 && w1[2].abs() < 1e-12);
     assert!((w2[1] + 2.0).abs() < 1e-12);
@@ -371,4 +385,36 @@ fn jacobian_3d_two_intersections_compliant() {
             seed,
         );
     }
+}
+
+/// The cone of a quasi-rigid contact bounds its friction by the whole normal impulse, the
+/// spring's and the core's (`p_n = p_ns + p_nr` in the rows FR and CS).
+#[test]
+fn cone_of_a_quasi_rigid_contact_counts_the_core_impulse() {
+    let f = Placed::at_origin(Ball::<Planar>::new(1.0).unwrap());
+    let g = ConvexPart::single(
+        "ground",
+        HalfSpace::<Planar>::new(Vector2::new(0.0, 1.0), 0.0).unwrap(),
+    )
+    .unwrap();
+    let contact: Contact<Planar> = ContactBlock::new(f, g, friction()).unwrap().into();
+    let contact = contact
+        .with_layer(diagonal_layer(2), CompliantSide::G, Integrator::Euler)
+        .unwrap();
+    let (l, ql) = (
+        contact.layout(),
+        contact.quasi_rigid().unwrap().quasi_layout(),
+    );
+    let fr = contact.kernel().friction();
+    let mut x = vec![0.0; l.local_count];
+    x[l.normal] = 1.0;
+    x[ql.core] = 2.0;
+    // On the cone of p_n = 3 (the ellipse's tangential axis e_t).
+    x[l.friction] = fr.mu * 3.0 * fr.e_t;
+    assert_eq!(contact.normal_impulse(&x), 3.0);
+    let (load, excess) = contact.cone_excess(&x);
+    assert!(excess.abs() < 1e-12, "excess {excess}");
+    assert!((load - 2.0 * fr.mu * 3.0).abs() < 1e-12, "load {load}");
+    // The kernel alone sees the spring's impulse only.
+    assert!(contact.kernel().cone_excess(&x).1 > 0.0);
 }

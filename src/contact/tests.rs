@@ -37,7 +37,7 @@ pub(super) fn friction() -> Friction {
 
 /// One configuration: the block, the two start poses, which body is fixed, the time step.
 pub(super) struct Case<S: Dynamics> {
-    pub(super) block: ContactBlock<S>,
+    pub(super) block: Contact<S>,
     pub(super) start1: Pose<S>,
     pub(super) start2: Pose<S>,
     pub(super) fixed1: bool,
@@ -158,7 +158,7 @@ impl<S: Dynamics> Case<S> {
         label: &str,
     ) {
         let plain = self.eval(z).values;
-        self.block.set_start_levers(Some(levers));
+        self.block.kernel_mut().set_start_levers(Some(levers));
         let l = self.block.layout();
         let lever = self.eval(z).values;
         assert!(
@@ -166,7 +166,7 @@ impl<S: Dynamics> Case<S> {
             "{label}: the levers do not reach the slip row"
         );
         self.check(z, &format!("{label} (trapezoidal levers)"));
-        self.block.set_start_levers(None);
+        self.block.kernel_mut().set_start_levers(None);
     }
 }
 
@@ -175,7 +175,7 @@ impl<S: Dynamics> Case<S> {
     /// which must change the rows C3, FR and CS (the check is not vacuous); cleared afterwards.
     pub(super) fn check_with_proximal(&mut self, z: &[f64], label: &str) {
         let plain = self.eval(z).values;
-        self.block.set_proximal(Proximal {
+        self.block.kernel_mut().set_proximal(Proximal {
             weights: [0.3, 0.2, 0.1],
             center: [0.1, -0.2, 0.05, 0.03, 0.4],
         });
@@ -189,12 +189,12 @@ impl<S: Dynamics> Case<S> {
         }
         self.check(z, &format!("{label} (proximal)"));
         // The row CS written in N·s (a factor frozen for the solve): the same row times it.
-        self.block.set_cone_scale(7.5);
+        self.block.kernel_mut().set_cone_scale(7.5);
         let scaled = self.eval(z).values;
         assert!((scaled[l.sigma] - 7.5 * prox[l.sigma]).abs() <= 1e-12 * scaled[l.sigma].abs());
         self.check(z, &format!("{label} (proximal, cone row scaled)"));
-        self.block.set_cone_scale(1.0);
-        self.block.set_proximal(Proximal::default());
+        self.block.kernel_mut().set_cone_scale(1.0);
+        self.block.kernel_mut().set_proximal(Proximal::default());
     }
 }
 
@@ -262,7 +262,9 @@ fn jacobian_2d_disc_vs_half_plane() {
     .unwrap();
     for (fixed1, fixed2) in CONFIGS {
         let mut case = Case {
-            block: ContactBlock::new(disc.clone(), ground.clone(), friction()).unwrap(),
+            block: ContactBlock::new(disc.clone(), ground.clone(), friction())
+                .unwrap()
+                .into(),
             start1: planar_pose(0.2, 0.6, 0.4),
             start2: planar_pose(-0.1, 0.02, -0.2),
             fixed1,
@@ -294,7 +296,9 @@ fn jacobian_2d_superellipse_vs_box() {
     let block_part = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.4)).unwrap();
     for (fixed1, fixed2) in CONFIGS {
         let mut case = Case {
-            block: ContactBlock::new(tooth.clone(), block_part.clone(), friction()).unwrap(),
+            block: ContactBlock::new(tooth.clone(), block_part.clone(), friction())
+                .unwrap()
+                .into(),
             start1: planar_pose(0.0, 1.2, -0.3),
             start2: planar_pose(0.3, -0.1, 0.2),
             fixed1,
@@ -334,7 +338,7 @@ fn jacobian_3d_sphere_vs_half_space() {
             .set_tangent_reference(Vector3::new(0.8, 0.3, -0.1))
             .unwrap();
         let mut case = Case {
-            block,
+            block: block.into(),
             start1: spatial_pose(Vector3::new(0.1, 0.2, 0.6), Vector3::new(0.3, 0.5, -0.2)),
             start2: spatial_pose(Vector3::new(0.0, 0.0, -0.05), Vector3::new(-0.1, 0.2, 0.1)),
             fixed1,
@@ -370,7 +374,7 @@ fn jacobian_3d_ellipsoid_vs_box() {
             .set_tangent_reference(Vector3::new(0.2, 0.9, 0.3))
             .unwrap();
         let mut case = Case {
-            block,
+            block: block.into(),
             start1: spatial_pose(Vector3::new(0.0, 0.1, 0.8), Vector3::new(-0.4, 0.1, 0.6)),
             start2: spatial_pose(Vector3::new(0.1, 0.0, 0.0), Vector3::new(0.1, 0.3, -0.2)),
             fixed1,
@@ -572,7 +576,8 @@ fn check_wrench_balance<S: Dynamics>(case: &Case<S>, z: &[f64]) {
         );
     }
     // P · n = p_n: the normal part of the impulse on body 2.
-    let grad = crate::geometry::world_eval(case.block.function_f(), &b1.pose_end, &a1).gradient;
+    let grad =
+        crate::geometry::world_eval(case.block.kernel().function_f(), &b1.pose_end, &a1).gradient;
     let pn = S::dot(&f2, &grad) / S::norm(&grad);
     assert!((pn - z[l.normal]).abs() < 1e-12);
 }
@@ -586,7 +591,7 @@ fn wrenches_are_equal_and_opposite() {
     );
     let brick = ConvexPart::<Planar>::cuboid(Vector2::new(0.8, 0.4)).unwrap();
     let case = Case {
-        block: ContactBlock::new(disc, brick, friction()).unwrap(),
+        block: ContactBlock::new(disc, brick, friction()).unwrap().into(),
         start1: planar_pose(0.2, 0.9, 0.4),
         start2: planar_pose(-0.1, 0.0, -0.2),
         fixed1: false,
@@ -606,7 +611,7 @@ fn wrenches_are_equal_and_opposite() {
     );
     let brick = ConvexPart::<Spatial>::cuboid(Vector3::new(0.5, 0.4, 0.3)).unwrap();
     let case = Case {
-        block: ContactBlock::new(egg, brick, friction()).unwrap(),
+        block: ContactBlock::new(egg, brick, friction()).unwrap().into(),
         start1: spatial_pose(Vector3::new(0.0, 0.1, 0.8), Vector3::new(-0.4, 0.1, 0.6)),
         start2: spatial_pose(Vector3::new(0.1, 0.0, 0.0), Vector3::new(0.1, 0.3, -0.2)),
         fixed1: false,
@@ -684,7 +689,9 @@ fn jacobian_2d_two_intersections() {
     ] {
         for (fixed1, fixed2) in CONFIGS {
             let mut case = Case {
-                block: ContactBlock::between(f.clone(), g.clone(), friction()).unwrap(),
+                block: ContactBlock::between(f.clone(), g.clone(), friction())
+                    .unwrap()
+                    .into(),
                 start1: planar_pose(0.1, 0.7, 0.3),
                 start2: planar_pose(-0.1, 0.0, -0.2),
                 fixed1,
@@ -727,7 +734,7 @@ fn jacobian_3d_two_intersections() {
                 .set_tangent_reference(Vector3::new(0.3, 0.8, 0.2))
                 .unwrap();
             let mut case = Case {
-                block,
+                block: block.into(),
                 start1: spatial_pose(Vector3::new(0.1, 0.0, 0.6), Vector3::new(0.3, -0.2, 0.4)),
                 start2: spatial_pose(Vector3::new(0.0, 0.1, 0.0), Vector3::new(-0.1, 0.2, 0.1)),
                 fixed1,

@@ -219,7 +219,9 @@
 
 use super::broad_phase::{BroadPhase, PairKey};
 use super::report::{ContactState, JointState, StepReport};
-use crate::contact::{BodyStep, ContactBlock, ContactEval, Proximal, tangent_reference_for};
+use crate::contact::{
+    BodyStep, Contact, ContactBlock, ContactEval, Proximal, tangent_reference_for,
+};
 use crate::geometry::{Pose, Space};
 use crate::joint::JointBlock;
 #[cfg(doc)]
@@ -326,7 +328,7 @@ pub enum StepperError {
 #[derive(Debug)]
 struct Slot<S: Space> {
     id: usize,
-    block: ContactBlock<S>,
+    block: Contact<S>,
     body1: usize,
     body2: usize,
     offset: usize,
@@ -350,7 +352,7 @@ impl<S: Space> Slot<S> {
 
     /// Its closest points `a₁, a₂` in `z` (`2 D` entries).
     fn points<'a>(&self, z: &'a [f64]) -> &'a [f64] {
-        let r = self.block.points_range();
+        let r = self.block.kernel().points_range();
         &z[self.offset + r.start..self.offset + r.end]
     }
 
@@ -864,7 +866,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         Ok(Slot {
             id,
             x: vec![0.0; block.local_count()],
-            block,
+            block: block.into(),
             body1: b1,
             body2: b2,
             offset: NO_ENTRY,
@@ -879,6 +881,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn initial_guess(scene: &Scene<S>, slot: &Slot<S>) -> Result<Vec<f64>, StepperError> {
         let (b1, b2) = (&scene.bodies[slot.body1], &scene.bodies[slot.body2]);
         slot.block
+            .kernel()
             .closest_point_guess(&b1.pose, &b2.pose)
             .map_err(|e| StepperError::Proximity {
                 body1: b1.name.clone(),
@@ -909,8 +912,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .map(|&k| {
                 let slot = &self.slots[k];
                 let x = slot.local(&self.z);
-                let a1 = slot.block.a1(x).to_vec();
-                let a2 = slot.block.a2(x).to_vec();
+                let a1 = slot.block.kernel().a1(x).to_vec();
+                let a2 = slot.block.kernel().a2(x).to_vec();
                 let gap = a1
                     .iter()
                     .zip(&a2)
@@ -929,33 +932,33 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 };
                 let b1 = &self.scene.bodies[slot.body1];
                 let p2 = S::vector_from_fn(|k| a2[k]);
-                let f = slot.block.function_f();
+                let f = slot.block.kernel().function_f();
                 let e2 = crate::geometry::world_eval(f, &b1.pose, &p2);
                 let mut fa2 = e2.value;
                 let quasi = self.quasi_state_of(slot);
                 let (gap, penetration) = match &quasi {
                     // Two intersections: the points are `t ‖ĝ‖` apart, on the far sides when
                     // `t < 0` (C3 keeps `t ≥ 0` to the tolerance).
-                    None if slot.block.two_intersections() => {
-                        if slot.block.far_sides(x) {
+                    None if slot.block.kernel().two_intersections() => {
+                        if slot.block.kernel().far_sides(x) {
                             (-gap, gap)
                         } else {
                             (gap, 0.0)
                         }
                     }
                     // The layered sets are `t ‖ĝ‖` apart as above; the gap less the deflection.
-                    Some(q) if slot.block.two_intersections() => {
-                        if slot.block.far_sides(x) {
+                    Some(q) if slot.block.kernel().two_intersections() => {
+                        if slot.block.kernel().far_sides(x) {
                             (-gap - q.delta[0], gap)
                         } else {
                             (gap - q.delta[0], 0.0)
                         }
                     }
                     Some(q) => {
-                        if slot.block.quasi_rigid().map(|r| r.side)
-                            == Some(crate::contact::CompliantSide::F)
+                        if let Some(law) = slot.block.quasi_rigid()
+                            && law.side == crate::contact::CompliantSide::F
                         {
-                            fa2 += slot.block.deflection_bar(x);
+                            fa2 += law.deflection_bar(x);
                         }
                         let slope = S::norm(&e2.gradient);
                         let overlap = if fa2 < 0.0 && slope > 0.0 {
@@ -972,7 +975,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     None => (gap, 0.0),
                 };
                 let (normal, friction) =
-                    output_normal_and_friction::<S>(x, b1, &slot.block, [f0, f1]);
+                    output_normal_and_friction::<S>(x, b1, slot.block.kernel(), [f0, f1]);
                 let (i, pi, _, pj) = slot.pair;
                 ContactState {
                     id: slot.id,
@@ -987,7 +990,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     normal,
                     friction,
                     torsion_impulse: if S::DIM == 3 { f2 } else { 0.0 },
-                    sigma: slot.block.slip(x),
+                    sigma: slot.block.kernel().slip(x),
                     penetration,
                     quasi_rigid: quasi,
                 }
@@ -1245,19 +1248,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// The impulses `(p_n, p_t, p_o, p_r)` of contact slot `k` in the last (sub-)step: the
-    /// MCP's, the core's of a quasi-rigid contact, and under RATTLE the projection's.
+    /// MCP's (a quasi-rigid contact's spring and core together), and under RATTLE the
+    /// projection's.
     fn step_impulses(&self, k: usize) -> [f64; 4] {
         let slot = &self.slots[k];
         let x = slot.local(&self.z);
         let extra = self.projected.get(k).copied().unwrap_or([0.0; 4]);
-        let core = self.quasi_state_of(slot).map_or(0.0, |q| q.core_impulse);
-        let mut out = [
-            slot.block.normal_impulse(x) + core + extra[0],
-            0.0,
-            0.0,
-            0.0,
-        ];
-        for (i, p) in slot.block.friction_impulses(x).iter().enumerate() {
+        let mut out = [slot.block.normal_impulse(x) + extra[0], 0.0, 0.0, 0.0];
+        for (i, p) in slot.block.kernel().friction_impulses(x).iter().enumerate() {
             out[1 + i] = p + extra[1 + i];
         }
         out
@@ -1543,9 +1541,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 _ if body.driven => crate::model::end_of_step_pose(&body.pose, &body.twist, h),
                 _ => body.pose,
             };
-            let n_start = slot.block.normal_source(slot.local(start), &body.pose);
+            let n_start = slot
+                .block
+                .kernel()
+                .normal_source(slot.local(start), &body.pose);
             let x_end = slot.local(&self.z);
-            let n_end = slot.block.normal_source(x_end, &end);
+            let n_end = slot.block.kernel().normal_source(x_end, &end);
             if S::dot(&n_start, &n_end) < 0.0 {
                 return true;
             }
@@ -1600,7 +1601,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut k = 0;
         for &s in &self.active {
             let slot = &self.slots[s];
-            let r = slot.block.points_range();
+            let r = slot.block.kernel().points_range();
             for i in slot.offset + r.start..slot.offset + r.end {
                 self.z[i] = 2.0 * current[k] - self.previous_points[k];
                 k += 1;
@@ -1650,7 +1651,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         self.set_proximal_weights(h);
         for &k in &self.active {
-            self.slots[k].block.set_cone_scale(1.0);
+            self.slots[k].block.kernel_mut().set_cone_scale(1.0);
         }
         self.center_proximal_at_z();
         // The joints' first centre is the last step's multipliers, not their extrapolation.
@@ -1667,9 +1668,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // The first centre's friction is zero: a contact that separates in the step then
         // has none (`p_k (σ + ε_f) = 0`), whatever it carried before.
         for &k in &self.active {
-            let mut prox = *self.slots[k].block.proximal();
+            let mut prox = *self.slots[k].block.kernel().proximal();
             prox.center[1..4].fill(0.0);
-            self.slots[k].block.set_proximal(prox);
+            self.slots[k].block.kernel_mut().set_proximal(prox);
         }
         let tol = self.settings.solver.tolerance;
         let mut problem = step_problem!(self, h);
@@ -1729,16 +1730,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut any = false;
         for &k in &self.active {
             let slot = &mut self.slots[k];
-            let mut prox = *slot.block.proximal();
+            let mut prox = *slot.block.kernel().proximal();
             let x = slot.local(&self.z);
-            let friction = slot.block.friction_impulses(x);
+            let friction = slot.block.kernel().friction_impulses(x);
             let loose = friction.iter().any(|p| p.abs() > tol);
-            if prox.is_off() || slot.block.normal_impulse(x) > 0.0 || !loose {
+            if prox.is_off() || slot.block.kernel().normal_impulse(x) > 0.0 || !loose {
                 continue;
             }
             prox.center[1..1 + friction.len()].fill(0.0);
-            slot.block.set_proximal(prox);
-            let r = slot.block.friction_range();
+            slot.block.kernel_mut().set_proximal(prox);
+            let r = slot.block.kernel().friction_range();
             self.z[slot.offset + r.start..slot.offset + r.end].fill(0.0);
             any = true;
         }
@@ -1756,12 +1757,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut any = false;
         for &k in &self.active {
             let slot = &mut self.slots[k];
-            if slot.block.friction().mu == 0.0 {
+            if slot.block.kernel().friction().mu == 0.0 {
                 continue;
             }
             let (load, excess) = slot.block.cone_excess(slot.local(&self.z));
             if excess > tol {
-                slot.block.set_cone_scale(1.0 / load.max(tol));
+                slot.block.kernel_mut().set_cone_scale(1.0 / load.max(tol));
                 any = true;
             }
         }
@@ -1775,7 +1776,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn clear_proximal(&mut self) {
         self.last_z.clear();
         for &k in &self.active {
-            self.slots[k].block.set_proximal(Proximal::default());
+            self.slots[k]
+                .block
+                .kernel_mut()
+                .set_proximal(Proximal::default());
         }
         for joint in &mut self.joints {
             joint.block.proximal_mut().0.fill(0.0);
@@ -1795,7 +1799,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let slot = &mut self.slots[k];
             if slot.block.quasi_rigid().is_some() || alpha == 0.0 {
-                slot.block.set_proximal(Proximal::default());
+                slot.block.kernel_mut().set_proximal(Proximal::default());
                 continue;
             }
             let bodies = &self.scene.bodies;
@@ -1809,9 +1813,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let w = inverse_mass(slot.body1) + inverse_mass(slot.body2);
             let grad = slot
                 .block
+                .kernel()
                 .gap_row_slope(slot.local(&self.z), &bodies[slot.body1].pose);
             let p = v / w;
-            slot.block.set_proximal(Proximal {
+            slot.block.kernel_mut().set_proximal(Proximal {
                 weights: [alpha * h * w * grad, alpha * v, alpha * p * p / v],
                 center: [0.0; 5],
             });
@@ -1856,20 +1861,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.last_z.clear();
         for &k in &self.active {
             let slot = &mut self.slots[k];
-            let mut prox = *slot.block.proximal();
+            let mut prox = *slot.block.kernel().proximal();
             if prox.is_off() {
                 continue;
             }
             let x = slot.local(&self.z);
-            prox.center[0] = slot.block.normal_impulse(x);
+            prox.center[0] = slot.block.kernel().normal_impulse(x);
             for (c, p) in prox.center[1..]
                 .iter_mut()
-                .zip(slot.block.friction_impulses(x))
+                .zip(slot.block.kernel().friction_impulses(x))
             {
                 *c = *p;
             }
-            prox.center[4] = slot.block.slip(x);
-            slot.block.set_proximal(prox);
+            prox.center[4] = slot.block.kernel().slip(x);
+            slot.block.kernel_mut().set_proximal(prox);
         }
         for joint in &mut self.joints {
             let x = joint.local(&self.z);
@@ -1945,7 +1950,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 )
             });
             k0 += 2 * d;
-            slot.block.set_start_levers(levers);
+            slot.block.kernel_mut().set_start_levers(levers);
         }
         // 3D: the tangent reference of each contact from its current normal estimate.
         if S::DIM == 3 {
@@ -1953,6 +1958,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let slot = &mut self.slots[k];
                 let n = slot
                     .block
+                    .kernel()
                     .normal_source(slot.local(&self.z), &self.scene.bodies[slot.body1].pose);
                 // A coordinate axis is always a valid reference; with a non-finite normal the
                 // old reference stays and the solve reports the non-finite values it meets.

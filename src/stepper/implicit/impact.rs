@@ -33,20 +33,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             let x = slot.local(&self.z);
-            if slot.block.normal_impulse(x) != 0.0 {
+            if slot.block.kernel().normal_impulse(x) != 0.0 {
                 continue;
             }
             let (b1, b2) = (
                 &self.scene.bodies[slot.body1],
                 &self.scene.bodies[slot.body2],
             );
-            let g = slot.block.normal_source(x, &b1.pose);
+            let g = slot.block.kernel().normal_source(x, &b1.pose);
             let len = S::norm(&g);
             if !(len > 0.0 && len.is_finite()) {
                 continue;
             }
             let n = g * (1.0 / len);
-            let (a1, a2) = (slot.block.a1(x), slot.block.a2(x));
+            let (a1, a2) = (slot.block.kernel().a1(x), slot.block.kernel().a2(x));
             let (a1, a2) = (S::vector_from_fn(|i| a1[i]), S::vector_from_fn(|i| a2[i]));
             let gap = S::dot(&n, &(a2 - a1));
             // Per body: its twist range, lever, and the sign of `n` on it (body 2 is pushed
@@ -84,7 +84,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             let pn = closing / h / response;
-            self.z[slot.offset + slot.block.normal_index()] = pn;
+            self.z[slot.offset + slot.block.kernel().normal_index()] = pn;
             for (side, &(b, ..)) in sides.iter().enumerate() {
                 if let Some(r) = self.layout.range(b) {
                     for (zi, d) in self.z[r].iter_mut().zip(&deltas[side]) {

@@ -51,19 +51,19 @@ pub(super) fn attach<S: Dynamics>(
 /// entry: closest points, multipliers) with its layer's variables, undeflected at the current
 /// distance, and restarts the contact's warm-start history. Rigid contacts are left alone.
 pub(super) fn initialize<S: Dynamics>(scene: &Scene<S>, slot: &mut Slot<S>, x: &mut Vec<f64>) {
-    if slot.block.quasi_rigid().is_none() {
-        return;
-    }
     let (b1, b2) = (&scene.bodies[slot.body1], &scene.bodies[slot.body2]);
-    let (a1, a2) = (slot.block.a1(x), slot.block.a2(x));
+    let Some(law) = slot.block.quasi_rigid_mut() else {
+        return;
+    };
+    let (a1, a2) = (law.kernel().a1(x), law.kernel().a2(x));
     let distance = a1
         .iter()
         .zip(a2)
         .map(|(p, q)| (p - q).powi(2))
         .sum::<f64>()
         .sqrt();
-    x.resize(slot.block.local_count(), 0.0);
-    slot.block.initialize(x, distance, &b1.pose, &b2.pose);
+    x.resize(law.local_count(), 0.0);
+    law.initialize(x, distance, &b1.pose, &b2.pose);
 }
 
 impl<S: Dynamics> ImplicitStepper<S> {
@@ -78,14 +78,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.active
             .iter()
             .map(|&k| &self.slots[k])
-            .filter_map(|s| s.block.quasi_state(s.local(&self.z)))
+            .filter_map(|s| self.quasi_state_of(s))
             .map(|q| q.elastic_energy)
             .sum()
     }
 
     /// The quasi-rigid state of contact `slot` (`None` for a rigid contact).
     pub(super) fn quasi_state_of(&self, slot: &Slot<S>) -> Option<QuasiRigidState> {
-        slot.block.quasi_state(slot.local(&self.z))
+        let law = slot.block.quasi_rigid()?;
+        Some(law.state(slot.local(&self.z)))
     }
 
     /// Warm start of scenes with compliant layers: the velocities and, per quasi-rigid
@@ -93,7 +94,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// impacts, so they are extrapolated by the quadratic through their last three whole steps
     /// (linearly after two): exact in free fall, where the velocity is linear and the points
     /// quadratic in time; `O((ωh)³)` in the spring phase. Each contact keeps its own history
-    /// ([`ContactBlock::predict`](crate::contact::ContactBlock::predict)), so the prediction
+    /// ([`QuasiRigidContact::predict`](crate::contact::QuasiRigidContact::predict)), so the prediction
     /// does not depend on where the contact sits in `z`; the velocities' history is the
     /// stepper's. The solve corrects the guess at impacts and contact changes.
     pub(super) fn predict_layers(&mut self) {
@@ -114,9 +115,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         for &k in &self.active {
             let slot = &self.slots[k];
-            let range = slot.offset..slot.offset + slot.block.local_count();
-            slot.block
-                .predict(&mut self.z[range.clone()], &self.lower[range]);
+            if let Some(law) = slot.block.quasi_rigid() {
+                let range = slot.offset..slot.offset + law.local_count();
+                law.predict(&mut self.z[range.clone()], &self.lower[range]);
+            }
         }
     }
 
@@ -129,7 +131,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 &self.scene.bodies[slot.body2].pose,
             );
             let x = slot.local(&self.z);
-            if let Some((w1, w2)) = slot.block.spring_wrench(x, p1, p2) {
+            if let Some((w1, w2)) = slot.block.quasi_rigid().map(|l| l.spring_wrench(x, p1, p2)) {
                 for (b, w) in [(slot.body1, w1), (slot.body2, w2)] {
                     if let Some(r) = self.layout.range(b) {
                         for (row, v) in r.zip(w) {
@@ -151,15 +153,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.scheme().finish(self, h);
         for &k in &self.active {
             let slot = &mut self.slots[k];
-            if slot.block.quasi_rigid().is_none() {
-                continue;
-            }
-            let x = &self.z[slot.offset..slot.offset + slot.block.local_count()];
             let (p1, p2) = (
                 self.scene.bodies[slot.body1].pose,
                 self.scene.bodies[slot.body2].pose,
             );
-            slot.block.commit(x, &p1, &p2, whole_step);
+            if let Some(law) = slot.block.quasi_rigid_mut() {
+                let x = &self.z[slot.offset..slot.offset + law.local_count()];
+                law.commit(x, &p1, &p2, whole_step);
+            }
         }
     }
 }

@@ -41,6 +41,7 @@ impl<S: Dynamics> Scheme<S> for Rattle {
             let slot = &st.slots[k];
             let n = slot
                 .block
+                .kernel()
                 .normal_source(slot.local(&st.z), &st.scene.bodies[slot.body1].pose);
             st.start_normals.extend((0..S::DIM).map(|i| n[i]));
         }
@@ -294,7 +295,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let (b1, b2) = (slot.body1, slot.body2);
             let (pose1, pose2) = (&self.scene.bodies[b1].pose, &self.scene.bodies[b2].pose);
             let n_end = if slot.block.quasi_rigid().is_none() {
-                unit::<S>(slot.block.normal_source(x, pose1))
+                unit::<S>(slot.block.kernel().normal_source(x, pose1))
             } else {
                 None
             };
@@ -489,7 +490,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let slot = &self.slots[k];
             // Sliding in the MCP, or let slide by the projection (no tangential rows left).
-            let slides = slot.block.friction().mu > 0.0 && !now_sticks[k];
+            let slides = slot.block.kernel().friction().mu > 0.0 && !now_sticks[k];
             if slot.block.quasi_rigid().is_some() || (now_loaded[k] && slides) {
                 for b in [slot.body1, slot.body2] {
                     let r = find(group, b);
@@ -697,8 +698,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 continue;
             }
             let slot = &self.slots[row.slot];
-            let mcp_friction = slot.block.friction_impulses(slot.local(&self.z));
-            let friction = slot.block.friction();
+            let mcp_friction = slot.block.kernel().friction_impulses(slot.local(&self.z));
+            let friction = slot.block.kernel().friction();
             let axes = [friction.e_t, friction.e_o, friction.e_r];
             // The friction component of a tangential row: where its unit impulse is.
             let component = |r: &ProjectionRow| (1..4).find(|&c| r.impulse[c] == 1.0).unwrap_or(1);
@@ -754,16 +755,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let a1 = S::vector_from_fn(|i| points[i]);
         let a2 = S::vector_from_fn(|i| points[S::DIM + i]);
         let mut out = ([0.0; 6], [0.0; 6]);
-        let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
+        let (t, o) = tangents::<S>(&n, &slot.block.kernel().tangent_reference());
         // A sliding contact's friction stays at the end of the step (at full weight, so it
         // only dissipates): only the normal and sticking impulses are moved.
-        let sticks = slot.block.slip(x) <= STICK_SIGMA;
+        let sticks = slot.block.kernel().slip(x) <= STICK_SIGMA;
         let mut fr = [0.0; 3];
         if sticks {
-            let p = slot.block.friction_impulses(x);
+            let p = slot.block.kernel().friction_impulses(x);
             fr[..p.len()].copy_from_slice(p);
         }
-        let mut force = n * slot.block.normal_impulse(x) + t * fr[0];
+        let mut force = n * slot.block.kernel().normal_impulse(x) + t * fr[0];
         if S::DIM == 3 {
             force += o * fr[1];
         }
@@ -801,7 +802,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for (&k, normal) in self.active.iter().zip(normals.iter()) {
             let slot = &self.slots[k];
             let x = slot.local(&self.z);
-            let pn = slot.block.normal_impulse(x);
+            let pn = slot.block.kernel().normal_impulse(x);
             if pn <= 0.0 || normal[0].is_nan() {
                 continue;
             }
@@ -809,11 +810,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 &self.scene.bodies[slot.body1],
                 &self.scene.bodies[slot.body2],
             );
-            let (a1, a2) = (slot.block.a1(x), slot.block.a2(x));
+            let (a1, a2) = (slot.block.kernel().a1(x), slot.block.kernel().a2(x));
             let (a1, a2) = (S::vector_from_fn(|i| a1[i]), S::vector_from_fn(|i| a2[i]));
             let n = S::vector_from_fn(|i| normal[i]);
-            let friction = slot.block.friction();
-            let sticks = friction.mu > 0.0 && slot.block.slip(x) <= STICK_SIGMA;
+            let friction = slot.block.kernel().friction();
+            let sticks = friction.mu > 0.0 && slot.block.kernel().slip(x) <= STICK_SIGMA;
             let (r1, r2) = (a1 - b1.pose.position, a2 - b2.pose.position);
             let sides =
                 [slot.body1, slot.body2].map(|b| self.layout.range(b).map(|r| (b, r.start)));
@@ -857,12 +858,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
             };
             let normal = entries(&n, &n, 0.0);
             // The block's own tangents, so that the rows' multipliers add to its impulses.
-            let (t, o) = tangents::<S>(&n, &slot.block.tangent_reference());
+            let (t, o) = tangents::<S>(&n, &slot.block.kernel().tangent_reference());
             if sticks || friction.mu == 0.0 {
                 push(normal, normal, [1.0, 0.0, 0.0, 0.0]);
             } else {
                 // Sliding: the MCP's friction per unit normal impulse.
-                let fr = slot.block.friction_impulses(x);
+                let fr = slot.block.kernel().friction_impulses(x);
                 let mut d = n + t * (fr[0] / pn);
                 let mut per_pn = [1.0, fr[0] / pn, 0.0, 0.0];
                 if S::DIM == 3 {
