@@ -1,15 +1,19 @@
 //! Contact-block timings (criterion): one `ContactBlock::evaluate` (residual rows, wrenches and
 //! the exact Jacobian) for the 3D sphere–sphere contact of the paper's Example 2 (both bodies
-//! moving) and the 2D disc–half-plane contact (ground fixed). Timings are reported, never
-//! asserted.
+//! moving) and the 2D disc–half-plane contact (ground fixed); beside them one
+//! `JointBlock::evaluate` of a 2D pin and a 3D hinge between two moving bodies (issue 17: a
+//! joint costs no more than a contact). Timings are reported, never asserted.
 //!
 //! `cargo bench --bench contact`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::contact::{BodyStep, ContactBlock};
-use implicit_contact::geometry::{Ball, ConvexPart, HalfSpace, Placed, Planar, Pose, Spatial};
-use implicit_contact::model::Friction;
-use nalgebra::{UnitQuaternion, Vector2, Vector3};
+use implicit_contact::geometry::{
+    Ball, BodyShape, ConvexPart, HalfSpace, Placed, Planar, Pose, Spatial,
+};
+use implicit_contact::joint::JointBlock;
+use implicit_contact::model::{Dynamics, Friction, Joint, JointKind, RigidBody};
+use nalgebra::{Matrix3, UnitQuaternion, Vector2, Vector3};
 use std::hint::black_box;
 
 fn friction() -> Friction {
@@ -83,5 +87,76 @@ fn disc_half_plane(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, sphere_sphere, disc_half_plane);
+/// One joint of `kind` between two moving bodies `a` and `b` at `poses`, its multipliers and
+/// the bodies' steps over 0.01 s, timed as the contacts above.
+fn joint_case<S: Dynamics>(
+    c: &mut Criterion,
+    name: &str,
+    kind: JointKind,
+    bodies: [RigidBody<S>; 2],
+    anchor: S::Vector,
+    axis: S::Vector,
+) {
+    let joint = Joint::new("bench", 0, "j", kind, Some(0), 1, anchor, axis, &bodies).unwrap();
+    let block = JointBlock::new(joint);
+    let h = 0.01;
+    let nu = |k: usize| {
+        (0..S::DOF)
+            .map(|i| 0.1 * (i + k) as f64 - 0.2)
+            .collect::<Vec<_>>()
+    };
+    let b1 = BodyStep::advance(&bodies[0].pose, &nu(0), h);
+    let b2 = BodyStep::advance(&bodies[1].pose, &nu(2), h);
+    let x: Vec<f64> = (0..block.local_count())
+        .map(|i| 0.3 - 0.1 * i as f64)
+        .collect();
+    let mut out = block.new_eval();
+    c.bench_function(name, |bch| {
+        bch.iter(|| block.evaluate(black_box(&x), black_box(&b1), black_box(&b2), h, &mut out))
+    });
+}
+
+fn joints(c: &mut Criterion) {
+    let rod = |name: &str, x: f64, theta: f64| {
+        let part = ConvexPart::<Planar>::cuboid(Vector2::new(0.5, 0.02)).unwrap();
+        let shape = BodyShape::new(name, vec![part]).unwrap();
+        let pose = Pose::<Planar>::planar(x, 0.1, theta, name).unwrap();
+        RigidBody::new(name, 1.0, 0.084, shape, pose).unwrap()
+    };
+    joint_case(
+        c,
+        "joint/2d pin",
+        JointKind::Revolute,
+        [rod("a", 0.0, 0.2), rod("b", 1.0, -0.3)],
+        Vector2::new(0.5, 0.1),
+        Vector2::new(1.0, 0.0),
+    );
+    let bar = |name: &str, centre: Vector3<f64>, turn: Vector3<f64>| {
+        let part = ConvexPart::<Spatial>::cuboid(Vector3::new(0.5, 0.02, 0.02)).unwrap();
+        let shape = BodyShape::new(name, vec![part]).unwrap();
+        let inertia = Matrix3::from_diagonal(&Vector3::new(2e-4, 0.084, 0.084));
+        let pose = Pose::<Spatial> {
+            position: centre,
+            rotation: UnitQuaternion::from_scaled_axis(turn),
+        };
+        RigidBody::new(name, 1.0, inertia, shape, pose).unwrap()
+    };
+    joint_case(
+        c,
+        "joint/3d hinge",
+        JointKind::Revolute,
+        [
+            bar("a", Vector3::zeros(), Vector3::new(0.1, 0.2, -0.1)),
+            bar(
+                "b",
+                Vector3::new(1.0, 0.0, 0.0),
+                Vector3::new(-0.2, 0.1, 0.3),
+            ),
+        ],
+        Vector3::new(0.5, 0.0, 0.0),
+        Vector3::new(0.0, 0.0, 1.0),
+    );
+}
+
+criterion_group!(benches, sphere_sphere, disc_half_plane, joints);
 criterion_main!(benches);

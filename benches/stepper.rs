@@ -55,10 +55,14 @@ fn boxes(c: &mut Criterion) {
 /// the double pendulum, the four-bar linkage (under euler and rattle), the door on two hinges,
 /// the pusher, the pendulum onto a joint limit, the slider with joint friction, the driven
 /// pusher and the table-driven elevator, from the files under `examples/` (shortened to 1 s);
-/// compare `pendulum_2d` (one body, one pin) with `disc_on_plane` (one body, one contact).
+/// compare `pendulum_2d` (one body, one pin) with `disc_on_plane` (one body, one contact), and
+/// `bead_on_rail_2d` (a block on a prismatic rail) with `block_on_incline_2d` (the same block and
+/// motion held by a contact).
 fn joints(c: &mut Criterion) {
     for (file, name) in [
         ("pendulum_2d.toml", "joint_pendulum_2d"),
+        ("bead_on_rail_2d.toml", "joint_bead_on_rail_2d"),
+        ("block_on_incline_2d.toml", "contact_block_on_incline_2d"),
         ("double_pendulum.toml", "joint_double_pendulum"),
         ("four_bar_linkage.toml", "joint_four_bar_linkage"),
         ("door_two_hinges_3d.toml", "joint_door_two_hinges_3d"),

@@ -218,6 +218,44 @@ fn a_bead_slides_down_a_prismatic_rail_as_in_closed_form() {
     }
 }
 
+/// The same block held by a contact instead of the rail (`examples/block_on_incline_2d.toml`,
+/// a box face on a frictionless half-plane at `α`): the same discrete motion to the same
+/// tolerance, the normal impulse `m g h cos α`, no rotation. With the rail it is the pair the
+/// stepper bench times to compare a joint's cost with a contact's on the same motion.
+#[test]
+fn a_block_slides_down_a_frictionless_incline_as_the_bead_on_its_rail() {
+    let (alpha, m, h, n) = (0.4f64, 1.5, 0.01, 200usize);
+    let (sa, ca) = alpha.sin_cos();
+    let scene = example_planar("block_on_incline_2d");
+    assert_eq!((scene.bodies[1].mass, scene.step_count()), (m, n));
+    let start = scene.bodies[1].pose.position;
+    let mut st = stepper(scene, Integrator::Euler);
+    for k in 1..=n {
+        assert!(st.step().converged, "step {k}");
+        let c = st.scene.bodies[1].pose.position - start;
+        let along = -(c.x * ca + c.y * sa);
+        let exact = h * h * G * sa * (k * (k + 1)) as f64 / 2.0;
+        assert!(
+            (along - exact).abs() <= 1e-10 * exact.max(1e-3),
+            "step {k}: {along} vs {exact}"
+        );
+        // On the plane (its face 0.05 m from it) and not turned.
+        assert!(
+            (-c.x * sa + c.y * ca).abs() < 1e-10,
+            "step {k}: off the plane"
+        );
+        assert!((angle(&st.scene.bodies[1].pose) - alpha).abs() < 1e-10);
+        let contacts = st.contacts();
+        assert_eq!(contacts.len(), 1);
+        // Each momentum row holds to TOL: the normal impulse to a few TOL.
+        assert!(
+            (contacts[0].normal_impulse - m * G * h * ca).abs() < 1e-9,
+            "step {k}: normal impulse {}",
+            contacts[0].normal_impulse
+        );
+    }
+}
+
 /// The double pendulum (two uniform rods, the second pinned to the end of the first) released
 /// from the horizontal, against an RK4 integration of its Lagrange equations in the two
 /// angles (step 1e-5: error ~1e-13). Backward Euler is first order: the error at t = 1 s

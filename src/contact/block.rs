@@ -572,6 +572,7 @@ impl<S: Space> ContactBlock<S> {
     ///
     /// # Panics
     /// If `x` or `out` do not match the layout.
+    #[inline]
     pub fn evaluate(
         &self,
         x: &[f64],

@@ -246,6 +246,7 @@ const NO_ENTRY: usize = usize::MAX;
 mod assembly;
 mod impact;
 mod integrator;
+mod joint_groups;
 mod quasi;
 mod slot;
 
@@ -466,6 +467,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// impulses are measured from the last step's, not from the guess).
     previous_joint: Vec<f64>,
     joint_start: Vec<f64>,
+    /// Which joints' proximal centre may be extrapolated with their multipliers.
+    joint_groups: joint_groups::JointGroups,
     older_z: Vec<f64>,
     have_older: bool,
     /// The twists at the start of the (sub-)step (the RATTLE integrator's second kick).
@@ -559,6 +562,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             previous_z: Vec::new(),
             previous_joint: Vec::new(),
             joint_start: Vec::new(),
+            joint_groups: Default::default(),
             older_z: Vec::new(),
             have_older: false,
             start_velocity: vec![0.0; nv],
@@ -584,6 +588,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .iter()
             .map(|j| JointSlot::new(JointBlock::new(j.clone()), [j.body1, Some(j.body2)]))
             .collect();
+        let joints: Vec<_> = stepper
+            .joints
+            .iter()
+            .map(|j| (&j.block, j.bodies))
+            .collect();
+        stepper.joint_groups = joint_groups::JointGroups::new(
+            &joints,
+            &stepper.layout,
+            stepper.scene.bodies.len(),
+            |b| b.map_or_else(Pose::identity, |b| stepper.scene.bodies[b].pose),
+        );
         stepper.scheme().check(&stepper.scene)?;
         stepper.scene.set_drives(0.0, stepper.scene.time_step);
         stepper.supports = stepper
@@ -1654,13 +1669,22 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.slots[k].block.kernel_mut().set_cone_scale(1.0);
         }
         self.center_proximal_at_z();
-        // The joints' first centre is the last step's multipliers, not their extrapolation.
+        // The first centre of joints whose multipliers may not be unique is the last step's
+        // multipliers, not their extrapolation (see `joint_groups`).
         if !self.joint_start.is_empty() {
+            let slots = &self.slots;
+            self.joint_groups.mark_contacts(
+                self.active
+                    .iter()
+                    .map(|&k| (slots[k].body1, slots[k].body2)),
+            );
             let mut k = 0;
-            for joint in &mut self.joints {
+            for (j, joint) in self.joints.iter_mut().enumerate() {
                 let n = joint.block.local_count();
-                let centre = &self.joint_start[k..k + n];
-                joint.block.proximal_mut().1.copy_from_slice(centre);
+                if !self.joint_groups.extrapolate_centre(j) {
+                    let centre = &self.joint_start[k..k + n];
+                    joint.block.proximal_mut().1.copy_from_slice(centre);
+                }
                 k += n;
             }
             self.joint_start.clear();
@@ -2359,5 +2383,51 @@ mod tests {
             };
             check_sparse_jacobian_settings(scene, settings);
         }
+    }
+
+    /// The joints whose multipliers are unique extrapolate their proximal centre, the others
+    /// keep it at the last step's multipliers: the pendulum, double pendulum and planar
+    /// four-bar (8 independent rows on 9 velocities) are independent; the door's two coaxial
+    /// hinges (10 rows on 6 velocities) and a joint with a stop or friction are not; a contact
+    /// on a body of the group withdraws the extrapolation for that step.
+    #[test]
+    fn joint_groups_tell_independent_rows_from_redundant_ones() {
+        use crate::scenario::{AnyScene, load};
+        fn groups(file: &str) -> Vec<bool> {
+            let path = format!("{}/examples/{file}", env!("CARGO_MANIFEST_DIR"));
+            let flags = |g: &joint_groups::JointGroups, n: usize| {
+                (0..n).map(|j| g.extrapolate_centre(j)).collect::<Vec<_>>()
+            };
+            match load(&path).unwrap().scene {
+                AnyScene::Planar(s) => {
+                    let st = ImplicitStepper::new(s, StepperSettings::default()).unwrap();
+                    flags(&st.joint_groups, st.joints.len())
+                }
+                AnyScene::Spatial(s) => {
+                    let st = ImplicitStepper::new(s, StepperSettings::default()).unwrap();
+                    flags(&st.joint_groups, st.joints.len())
+                }
+            }
+        }
+        assert_eq!(groups("pendulum_2d.toml"), [true]);
+        assert_eq!(groups("double_pendulum.toml"), [true, true]);
+        assert_eq!(groups("four_bar_linkage.toml"), [true; 4]);
+        assert_eq!(groups("door_two_hinges_3d.toml"), [false, false]);
+        assert_eq!(groups("pendulum_limit_2d.toml"), [false]);
+        assert_eq!(groups("slider_friction_2d.toml"), [false]);
+
+        let mut g = {
+            let path = format!("{}/examples/pendulum_2d.toml", env!("CARGO_MANIFEST_DIR"));
+            let AnyScene::Planar(s) = load(&path).unwrap().scene else {
+                unreachable!()
+            };
+            ImplicitStepper::new(s, StepperSettings::default())
+                .unwrap()
+                .joint_groups
+        };
+        g.mark_contacts([(0, 7)].into_iter());
+        assert!(!g.extrapolate_centre(0), "a contact on the rod");
+        g.mark_contacts(std::iter::empty());
+        assert!(g.extrapolate_centre(0));
     }
 }
