@@ -158,5 +158,35 @@ fn joints(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, sphere_sphere, disc_half_plane, joints);
+/// Two intersections (issue 16: cost linear in the number of functions of the two parts): a
+/// regular `n`-gon resting on a fixed regular `n`-gon, `n` = 4 … 64, at the closest points and
+/// multipliers of the proximity query with impulses set.
+fn polygon_pairs(c: &mut Criterion) {
+    for n in [4, 8, 16, 32, 64] {
+        let f = ConvexPart::<Planar>::regular_polygon(0.5, n).unwrap();
+        let g = ConvexPart::<Planar>::regular_polygon(1.0, n).unwrap();
+        let block = ContactBlock::between(f, g, friction()).unwrap();
+        let l = block.layout();
+        let start1 = Pose::<Planar>::planar(0.05, 1.4, 0.1, "upper").unwrap();
+        let ground = Pose::<Planar>::planar(0.0, 0.0, 0.0, "lower").unwrap();
+        let mut x = block.closest_point_guess(&start1, &ground).unwrap();
+        x[l.normal] = 1.2;
+        x[l.friction] = 0.1;
+        x[l.sigma] = 0.2;
+        let b1 = BodyStep::advance(&start1, &[0.3, -0.5, 0.7], 0.01);
+        let b2 = BodyStep::fixed(ground);
+        let mut out = block.new_eval();
+        c.bench_function(&format!("contact/2d {n}-gon on {n}-gon"), |bch| {
+            bch.iter(|| block.evaluate(black_box(&x), black_box(&b1), black_box(&b2), &mut out))
+        });
+    }
+}
+
+criterion_group!(
+    benches,
+    sphere_sphere,
+    disc_half_plane,
+    joints,
+    polygon_pairs
+);
 criterion_main!(benches);

@@ -23,14 +23,32 @@ const SINGULAR_RATIO: f64 = 1e-14;
 /// An `n × n` Jacobian in compressed sparse column form with a fixed pattern. Row indices are
 /// sorted within each column and every diagonal entry is present (the path search adds its
 /// proximal term there).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct SparseJacobian {
     n: usize,
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
     values: Vec<f64>,
     diag: Vec<usize>,
+    /// Names the pattern: each [`set_pattern`](Self::set_pattern) draws a new one and a copy
+    /// keeps it, so a solver can tell the pattern it already holds without comparing it (0:
+    /// unnamed, always compared).
+    stamp: u64,
 }
+
+/// Equal patterns and values (the stamp only names a pattern).
+impl PartialEq for SparseJacobian {
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n
+            && self.col_ptr == other.col_ptr
+            && self.row_idx == other.row_idx
+            && self.values == other.values
+            && self.diag == other.diag
+    }
+}
+
+/// The source of pattern stamps (unique in the process; they never reach a result).
+static NEXT_STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Why a sparsity pattern was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -77,6 +95,7 @@ impl SparseJacobian {
         }
         self.values.clear();
         self.values.resize(self.row_idx.len(), 0.0);
+        self.stamp = NEXT_STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 
@@ -130,7 +149,8 @@ impl SparseJacobian {
 
     /// Whether `other` has the same pattern.
     pub fn same_pattern(&self, other: &Self) -> bool {
-        self.n == other.n && self.col_ptr == other.col_ptr && self.row_idx == other.row_idx
+        (self.stamp != 0 && self.stamp == other.stamp)
+            || (self.n == other.n && self.col_ptr == other.col_ptr && self.row_idx == other.row_idx)
     }
 
     /// Copies the pattern and values of `other` (reusing storage).
@@ -140,6 +160,17 @@ impl SparseJacobian {
         self.row_idx.clone_from(&other.row_idx);
         self.values.clone_from(&other.values);
         self.diag.clone_from(&other.diag);
+        self.stamp = other.stamp;
+    }
+
+    /// Takes the pattern of `other`: nothing to do when it is the one this matrix already holds
+    /// (the same stamp), otherwise [`copy_from`](Self::copy_from). The values are the caller's
+    /// to fill either way (a Jacobian evaluation overwrites them all).
+    pub fn copy_pattern_from(&mut self, other: &Self) {
+        if self.stamp != 0 && self.stamp == other.stamp {
+            return;
+        }
+        self.copy_from(other);
     }
 
     /// `y ← y + α A x`.
@@ -585,6 +616,31 @@ mod tests {
         let p = a.position(1, 1).unwrap();
         a.values_mut()[p] = 3.0;
         assert!(factor(&a, &mut lu));
+    }
+
+    /// A solver's copy of a pattern is taken once: taking the same pattern again leaves the
+    /// copy (and its values) alone; a pattern set anew, even with the same entries, is copied;
+    /// an unnamed matrix (no `set_pattern`) is compared entry by entry.
+    #[test]
+    fn a_pattern_already_held_is_not_copied_again() {
+        let mut source = SparseJacobian::default();
+        source.set_pattern(3, &mut vec![(0, 1), (2, 0)]).unwrap();
+        let mut held = SparseJacobian::default();
+        held.copy_pattern_from(&source);
+        assert!(held.same_pattern(&source) && held == source);
+        held.values_mut().fill(7.0);
+        held.copy_pattern_from(&source);
+        assert!(held.values().iter().all(|&v| v == 7.0), "not copied again");
+        source.set_pattern(3, &mut vec![(0, 1), (2, 0)]).unwrap();
+        held.copy_pattern_from(&source);
+        assert!(
+            held.values().iter().all(|&v| v == 0.0),
+            "a new pattern is copied"
+        );
+        source.set_pattern(3, &mut vec![(1, 2)]).unwrap();
+        assert!(!held.same_pattern(&source));
+        let unnamed = SparseJacobian::default();
+        assert!(!held.same_pattern(&unnamed) && unnamed.same_pattern(&SparseJacobian::default()));
     }
 
     #[test]

@@ -2228,7 +2228,7 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     fn sparse_pattern(&mut self, jac: &mut SparseJacobian) -> bool {
         match self.pattern {
             Some(p) => {
-                jac.copy_from(p);
+                jac.copy_pattern_from(p);
                 true
             }
             None => false,
