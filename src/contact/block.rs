@@ -1246,27 +1246,4 @@ impl crate::block::BlockEval for ContactEval {
     }
 }
 
-/// A contact's rows are written at the end-of-step poses its bodies' steps carry (`h` is in
-/// them).
-impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for ContactBlock<S> {
-    type Eval = ContactEval;
-    fn local_count(&self) -> usize {
-        self.layout().local_count
-    }
-    fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
-        ContactBlock::bounds(self)
-    }
-    fn new_eval(&self) -> ContactEval {
-        ContactBlock::new_eval(self)
-    }
-    fn evaluate(
-        &self,
-        x: &[f64],
-        s1: &BodyStep<S>,
-        s2: &BodyStep<S>,
-        _h: f64,
-        eval: &mut ContactEval,
-    ) {
-        ContactBlock::evaluate(self, x, s1, s2, eval)
-    }
-}
+super::contact_constraint_block!(ContactBlock);

@@ -149,26 +149,4 @@ impl<S: Space> Contact<S> {
     }
 }
 
-/// A contact's rows are written at the end-of-step poses its bodies' steps carry.
-impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for Contact<S> {
-    type Eval = ContactEval;
-    fn local_count(&self) -> usize {
-        Contact::local_count(self)
-    }
-    fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
-        Contact::bounds(self)
-    }
-    fn new_eval(&self) -> ContactEval {
-        Contact::new_eval(self)
-    }
-    fn evaluate(
-        &self,
-        x: &[f64],
-        s1: &BodyStep<S>,
-        s2: &BodyStep<S>,
-        _h: f64,
-        eval: &mut ContactEval,
-    ) {
-        Contact::evaluate(self, x, s1, s2, eval)
-    }
-}
+super::contact_constraint_block!(Contact);

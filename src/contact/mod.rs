@@ -250,6 +250,37 @@
 //! integrator of issue 8 can grow from this key by classifying persistent contact impulses as
 //! smooth.
 
+/// [`crate::block::ConstraintBlock`] for a contact type with inherent `local_count`, `bounds`,
+/// `new_eval` and `evaluate` (the rigid kernel, the quasi-rigid law, the contact as either):
+/// its rows are written at the end-of-step poses its bodies' steps carry (`h` is in them).
+macro_rules! contact_constraint_block {
+    ($block:ident) => {
+        impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for $block<S> {
+            type Eval = ContactEval;
+            fn local_count(&self) -> usize {
+                $block::local_count(self)
+            }
+            fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
+                $block::bounds(self)
+            }
+            fn new_eval(&self) -> ContactEval {
+                $block::new_eval(self)
+            }
+            fn evaluate(
+                &self,
+                x: &[f64],
+                s1: &BodyStep<S>,
+                s2: &BodyStep<S>,
+                _h: f64,
+                eval: &mut ContactEval,
+            ) {
+                $block::evaluate(self, x, s1, s2, eval)
+            }
+        }
+    };
+}
+use contact_constraint_block;
+
 mod block;
 mod body_step;
 mod law;

@@ -621,26 +621,4 @@ impl<S: Space> QuasiRigidContact<S> {
     }
 }
 
-/// A quasi-rigid contact's rows are written at the end-of-step poses its bodies' steps carry.
-impl<S: crate::model::Dynamics> crate::block::ConstraintBlock<S> for QuasiRigidContact<S> {
-    type Eval = ContactEval;
-    fn local_count(&self) -> usize {
-        QuasiRigidContact::local_count(self)
-    }
-    fn bounds(&self, _h: f64) -> (Vec<f64>, Vec<f64>) {
-        QuasiRigidContact::bounds(self)
-    }
-    fn new_eval(&self) -> ContactEval {
-        QuasiRigidContact::new_eval(self)
-    }
-    fn evaluate(
-        &self,
-        x: &[f64],
-        s1: &BodyStep<S>,
-        s2: &BodyStep<S>,
-        _h: f64,
-        eval: &mut ContactEval,
-    ) {
-        QuasiRigidContact::evaluate(self, x, s1, s2, eval)
-    }
-}
+super::contact_constraint_block!(QuasiRigidContact);
