@@ -127,10 +127,7 @@ impl<S: Space> Contact<S> {
     pub fn normal_impulse(&self, x: &[f64]) -> f64 {
         match self {
             Self::Rigid(k) => k.normal_impulse(x),
-            Self::QuasiRigid(q) => {
-                let state = q.state(x);
-                state.spring_impulse + state.core_impulse
-            }
+            Self::QuasiRigid(q) => q.normal_impulse(x),
         }
     }
 

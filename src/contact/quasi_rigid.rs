@@ -237,6 +237,11 @@ impl<S: Space> QuasiRigidContact<S> {
         Ok(())
     }
 
+    /// The normal impulse `p_n = p_ns + p_nr` in `x` (the rows FR and CS bound friction by it).
+    pub fn normal_impulse(&self, x: &[f64]) -> f64 {
+        x[self.kernel.normal_index()] + x[self.quasi.core]
+    }
+
     /// The algebraic distance `δ̄_n` in `x`.
     pub fn deflection_bar(&self, x: &[f64]) -> f64 {
         x[self.quasi.deflection_bar]

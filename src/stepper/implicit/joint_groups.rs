@@ -90,11 +90,13 @@ impl JointGroups {
                 group_of_body[b] = group[j];
             }
         }
-        let independent = (0..count)
-            .map(|g| {
-                let members: Vec<usize> = (0..n).filter(|&j| group[j] == g).collect();
-                independent_rows(joints, &members, layout, &pose)
-            })
+        let mut members = vec![Vec::new(); count];
+        for (j, &g) in group.iter().enumerate() {
+            members[g].push(j);
+        }
+        let independent = members
+            .iter()
+            .map(|m| independent_rows(joints, m, layout, &pose))
             .collect();
         Self {
             group,
