@@ -13,7 +13,7 @@ mod common;
 use criterion::{Criterion, criterion_group, criterion_main};
 use implicit_contact::model::{Dynamics, Integrator, Scene};
 use implicit_contact::scenario::{self, AnyScene};
-use implicit_contact::scenes::{disc_row, sphere_row};
+use implicit_contact::scenes::{disc_row, polygon_pair, sphere_row};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use std::path::Path;
 use std::time::Duration;
@@ -48,6 +48,18 @@ fn boxes(c: &mut Criterion) {
                 bench_case(c, name, s);
             }
         }
+    }
+}
+
+/// Cost against the number of functions (issue 16: linear): an `n`-gon sliding flat on an
+/// `n`-gon ([`polygon_pair`], 2 Newton iterations per step), `n` = 4 … 256.
+fn polygon_pairs(c: &mut Criterion) {
+    for n in [4, 16, 64, 256] {
+        bench_case(
+            c,
+            &format!("polygon_pair_{n}"),
+            polygon_pair(n, 1.0, 0.02).unwrap(),
+        );
     }
 }
 
@@ -172,6 +184,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = paper_cases, boxes, joints, scaling, grasp
+    targets = paper_cases, boxes, polygon_pairs, joints, scaling, grasp
 }
 criterion_main!(benches);

@@ -387,3 +387,45 @@ pub fn disc_pile(n: usize, mu: f64, seed: u64) -> Result<Scene<Planar>, SceneErr
     }
     Ok(scene)
 }
+
+/// A convex polygon of `n ≥ 4` vertices: a flat edge of length `2 r` on the `x` axis and the
+/// other `n − 2` vertices on the half circle of radius `r` above it (`up`) or below it. Its
+/// functions other than the flat edge's meet the edge at right angles, so a pair of them
+/// touching flat on flat has one active function a side, whatever `n`.
+fn half_disc_polygon(n: usize, r: f64, up: bool) -> Result<ConvexPart<Planar>, GeometryError> {
+    let s = if up { 1.0 } else { -1.0 };
+    let k = (n - 1) as f64;
+    let vertices: Vec<Vector2<f64>> = (0..n)
+        .map(|i| {
+            let a = std::f64::consts::PI * i as f64 / k;
+            Vector2::new(s * r * a.cos(), s * r * a.sin())
+        })
+        .collect();
+    ConvexPart::polygon(&vertices)
+}
+
+/// Two intersections of `n` functions each, flat on flat: a 1 kg half disc of radius 0.5 m cut
+/// into an `n`-gon ([`half_disc_polygon`]), sliding at `speed` along the flat top of a fixed
+/// `n`-gon of radius 5 m. Friction `mu`, `g = 9.81`, `h = 0.01`, 1 s. Every step solves one
+/// contact of `2 n` functions with the same active set, so its cost against `n` is the
+/// block's and its factorisation's (issue 16: linear in the number of functions).
+pub fn polygon_pair(n: usize, speed: f64, mu: f64) -> Result<Scene<Planar>, SceneError> {
+    let base = BodyShape::new("base", vec![half_disc_polygon(n, 5.0, false)?])?;
+    let top = BodyShape::new("top", vec![half_disc_polygon(n, 0.5, true)?])?;
+    let m = 1.0;
+    // The body's origin (its centre of mass) is the flat edge's midpoint: it slides without
+    // a tipping moment, and the same inertia for every `n` keeps the comparison fair.
+    let inertia = 0.25 * m * 0.5 * 0.5;
+    Ok(Scene::new(
+        &format!("polygon_pair_{n}"),
+        Vector2::new(0.0, -9.81),
+        Friction::coulomb(mu),
+        0.01,
+        1.0,
+    )?
+    .with_body(RigidBody::fixed("base", base, Pose::identity())?)?
+    .with_body(
+        RigidBody::<Planar>::new("top", m, inertia, top, Pose::planar(0.0, 0.0, 0.0, "top")?)?
+            .with_twist(Twist::new(Vector2::new(speed, 0.0), Vector1::new(0.0)))?,
+    )?)
+}

@@ -2,12 +2,12 @@
 //! docs of [`crate::contact`] for the equations and the derivation).
 
 use super::body_step::BodyStep;
+use crate::block::{BlockJacobian, JacobianShape};
 use crate::geometry::{
     ConvexPart, Placed, Pose, ProximityError, ProximitySettings, Space, WorldEval, proximity,
     world_eval, world_eval_with_pose_derivatives,
 };
 use crate::model::{Friction, ModelError};
-use nalgebra::DMatrix;
 
 /// Bad input to a [`ContactBlock`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -155,8 +155,9 @@ pub struct ContactEval {
     /// `[residual rows; wrench on body 1; wrench on body 2]`, length `total` (see
     /// [`ContactLayout`]).
     pub values: Vec<f64>,
-    /// `∂values/∂(local variables, ν₁, ν₂)`, `total × total`.
-    pub jacobian: DMatrix<f64>,
+    /// `∂values/∂(local variables, ν₁, ν₂)`, `total × total`; the multipliers `l₂` and `l_F`
+    /// are decoupled (no row of a multiplier depends on a multiplier).
+    pub jacobian: BlockJacobian,
     layout: ContactLayout,
 }
 
@@ -165,7 +166,11 @@ impl ContactEval {
     pub fn new(layout: ContactLayout) -> Self {
         Self {
             values: vec![0.0; layout.total],
-            jacobian: DMatrix::zeros(layout.total, layout.total),
+            jacobian: BlockJacobian::zeros(JacobianShape::with_decoupled(
+                layout.total,
+                layout.l2..layout.l2 + layout.g_count,
+                layout.lf..layout.lf + layout.f_count,
+            )),
             layout,
         }
     }
@@ -610,18 +615,16 @@ impl<S: Space> ContactBlock<S> {
         );
         assert_eq!(out.layout, lay, "output buffer does not match the layout");
         let (d, na, m, nf) = (S::DIM, S::ANGULAR_DIM, lay.g_count, lay.friction_count);
-        let cols = Compact::new::<S>(&lay, body1.fixed, body2.fixed);
+        let cols = Compact::new::<S>(&lay, out.jacobian.shape(), body1.fixed, body2.fixed);
         let (bw, w) = (cols.body_width, cols.width);
         // Compact offsets: body 1's block `[a₁, ν₁]` at 0, body 2's `[a₂, ν₂]` at `bw`, the
         // normal source `ĝ` (two intersections) at `2 bw`.
         let (c1, c2, cs) = (0, bw, 2 * bw);
         let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
         let vals = &mut out.values;
-        let nrows = lay.total;
-        // Column-major; a slice fill is a plain memset (nalgebra's `fill` iterates).
-        let jac = out.jacobian.as_mut_slice();
+        let (shape, jac) = out.jacobian.parts_mut();
         jac.fill(0.0);
-        let at = |row: usize, col: usize| col * nrows + row;
+        let at = |row: usize, col: usize| shape.index(row, col);
 
         let a1s = S::vector_from_fn(|i| x[lay.a1 + i]);
         let a2s = S::vector_from_fn(|i| x[lay.a2 + i]);
@@ -710,7 +713,7 @@ impl<S: Space> ContactBlock<S> {
             }
             r[c1 + i] += 1.0;
             r[c2 + i] -= 1.0;
-            cols.scatter::<S>(jac, nrows, row, &r, 1.0);
+            cols.scatter::<S>(jac, row, &r, 1.0);
             jac[at(row, lay.l1)] = g[i];
         }
 
@@ -736,24 +739,24 @@ impl<S: Space> ContactBlock<S> {
             }
             vals[lay.l2 + j] = -e.value;
             let r = value_row(&e, body2, c2, c2 + d, -1.0);
-            cols.scatter::<S>(jac, nrows, lay.l2 + j, &r, 1.0);
+            cols.scatter::<S>(jac, lay.l2 + j, &r, 1.0);
         }
         for i in 0..d {
-            cols.scatter::<S>(jac, nrows, lay.a2 + i, &r2rows[i], 1.0);
+            cols.scatter::<S>(jac, lay.a2 + i, &r2rows[i], 1.0);
         }
 
         if two_sided {
-            self.two_sided_rows(&lay, x, &a1s, body1, &cols, vals, jac);
+            self.two_sided_rows(&lay, x, &a1s, body1, &cols, vals, jac, shape);
         } else {
             // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
             let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
             vals[lay.l1] = -ef1.value;
             let r = value_row(&ef1, body1, c1, c1 + d, -1.0);
-            cols.scatter::<S>(jac, nrows, lay.l1, &r, 1.0);
+            cols.scatter::<S>(jac, lay.l1, &r, 1.0);
             let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2s);
             vals[lay.normal] = ef2.value;
             let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
-            cols.scatter::<S>(jac, nrows, lay.normal, &r, 1.0);
+            cols.scatter::<S>(jac, lay.normal, &r, 1.0);
         }
         let prox = &self.proximal;
         if prox.weights[0] != 0.0 {
@@ -809,7 +812,7 @@ impl<S: Space> ContactBlock<S> {
             let eps = prox.weights[1];
             vals[row] = c * pn * s + pf[k] * sigma + eps * (pf[k] - prox.center[1 + k]);
             if c * pn != 0.0 {
-                cols.scatter::<S>(jac, nrows, row, &ds, c * pn);
+                cols.scatter::<S>(jac, row, &ds, c * pn);
             }
             jac[at(row, lay.normal)] = c * s;
             jac[at(row, lay.friction + k)] = sigma + eps;
@@ -863,7 +866,7 @@ impl<S: Space> ContactBlock<S> {
             // Force ±P.
             for i in 0..d {
                 vals[row0 + i] = sign * p[i];
-                cols.scatter::<S>(jac, nrows, row0 + i, &dp[i], sign);
+                cols.scatter::<S>(jac, row0 + i, &dp[i], sign);
                 jac[at(row0 + i, lay.normal)] = sign * n[i];
                 for k in 0..nt {
                     jac[at(row0 + i, lay.friction + k)] = sign * basis[k].0[i];
@@ -909,7 +912,7 @@ impl<S: Space> ContactBlock<S> {
                     }
                 }
                 vals[row0 + d + i] = sign * mom_i;
-                cols.scatter::<S>(jac, nrows, row0 + d + i, &dm, sign);
+                cols.scatter::<S>(jac, row0 + d + i, &dm, sign);
             }
         }
     }
@@ -929,10 +932,10 @@ impl<S: Space> ContactBlock<S> {
         cols: &Compact,
         vals: &mut [f64],
         jac: &mut [f64],
+        shape: JacobianShape,
     ) {
         let d = S::DIM;
-        let nrows = lay.total;
-        let at = |row: usize, col: usize| col * nrows + row;
+        let at = |row: usize, col: usize| shape.index(row, col);
         let part = self
             .f_part
             .as_ref()
@@ -964,11 +967,11 @@ impl<S: Space> ContactBlock<S> {
             }
             vals[lay.lf + k] = -e.value;
             let r = value_row(&e, body1, 0, d, -1.0);
-            cols.scatter::<S>(jac, nrows, lay.lf + k, &r, 1.0);
+            cols.scatter::<S>(jac, lay.lf + k, &r, 1.0);
         }
         for i in 0..d {
             vals[lay.normal_source + i] = source[i];
-            cols.scatter::<S>(jac, nrows, lay.normal_source + i, &rg[i], 1.0);
+            cols.scatter::<S>(jac, lay.normal_source + i, &rg[i], 1.0);
         }
         vals[lay.normal] = x[lay.l1];
         jac[at(lay.normal, lay.l1)] = 1.0;
@@ -1013,49 +1016,56 @@ pub(super) struct Compact {
     pub(super) body_width: usize,
     /// `2 (D + DOF)`, plus `D` with a normal source.
     width: usize,
-    /// Per body: block column of its `a`, of its `ν`, and whether `ν` is written.
+    /// Per body: where the columns of its `a` and of its `ν` start in the Jacobian's storage,
+    /// and whether `ν` is written.
     bodies: [(usize, usize, bool); 2],
-    /// Block column of the normal source `ĝ` (compact columns `2 (D + DOF)…`), if any.
+    /// Where the columns of the normal source `ĝ` (compact columns `2 (D + DOF)…`) start, if
+    /// any.
     source: Option<usize>,
+    /// The storage's stride between consecutive columns of one run (none is decoupled).
+    stride: usize,
 }
 
 impl Compact {
-    pub(super) fn new<S: Space>(lay: &ContactLayout, fixed1: bool, fixed2: bool) -> Self {
+    pub(super) fn new<S: Space>(
+        lay: &ContactLayout,
+        shape: JacobianShape,
+        fixed1: bool,
+        fixed2: bool,
+    ) -> Self {
         let bw = S::DIM + S::DOF;
-        let source = (lay.f_count > 0).then_some(lay.normal_source);
+        let start = |c: usize| shape.column_start(c);
+        let source = (lay.f_count > 0).then(|| start(lay.normal_source));
         Self {
             body_width: bw,
             width: 2 * bw + if source.is_some() { S::DIM } else { 0 },
-            bodies: [(lay.a1, lay.nu1, !fixed1), (lay.a2, lay.nu2, !fixed2)],
+            bodies: [
+                (start(lay.a1), start(lay.nu1), !fixed1),
+                (start(lay.a2), start(lay.nu2), !fixed2),
+            ],
             source,
+            stride: shape.total(),
         }
     }
 
-    /// Writes `scale · row` into row `row` of the (zeroed, column-major, `nrows` rows) block.
+    /// Writes `scale · row` into row `row` of the (zeroed) block's storage.
     #[inline]
-    pub(super) fn scatter<S: Space>(
-        &self,
-        jac: &mut [f64],
-        nrows: usize,
-        row: usize,
-        src: &Row,
-        scale: f64,
-    ) {
-        let (d, bw) = (S::DIM, S::DIM + S::DOF);
+    pub(super) fn scatter<S: Space>(&self, jac: &mut [f64], row: usize, src: &Row, scale: f64) {
+        let (d, bw, t) = (S::DIM, S::DIM + S::DOF, self.stride);
         for (b, &(a, nu, live)) in self.bodies.iter().enumerate() {
             let base = b * bw;
             for k in 0..d {
-                jac[(a + k) * nrows + row] = scale * src[base + k];
+                jac[a + k * t + row] = scale * src[base + k];
             }
             if live {
                 for k in 0..S::DOF {
-                    jac[(nu + k) * nrows + row] = scale * src[base + d + k];
+                    jac[nu + k * t + row] = scale * src[base + d + k];
                 }
             }
         }
         if let Some(g) = self.source {
             for k in 0..d {
-                jac[(g + k) * nrows + row] = scale * src[2 * bw + k];
+                jac[g + k * t + row] = scale * src[2 * bw + k];
             }
         }
     }
@@ -1241,7 +1251,7 @@ impl crate::block::BlockEval for ContactEval {
     fn values(&self) -> &[f64] {
         &self.values
     }
-    fn jacobian(&self) -> &DMatrix<f64> {
+    fn jacobian(&self) -> &BlockJacobian {
         &self.jacobian
     }
 }

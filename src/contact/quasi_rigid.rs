@@ -289,7 +289,6 @@ impl<S: Space> QuasiRigidContact<S> {
         let r = lay;
         let d = S::DIM;
         let nt = d - 1;
-        let n_tot = lay.total;
         let w = self.integrator.smooth_weight();
         let (p_ns, p_nr) = (x[r.normal], x[ql.core]);
         let pn = p_ns + p_nr;
@@ -297,17 +296,15 @@ impl<S: Space> QuasiRigidContact<S> {
         block.evaluate_kernel(x, pn, w * p_ns + p_nr, body1, body2, out);
         {
             // ∂/∂p_n splits: p_nr (the kernel's column) and p_ns (its wrench rows times w).
-            let jac = out.jacobian.as_mut_slice();
-            let (normal, core) = (r.normal * n_tot, ql.core * n_tot);
-            jac.copy_within(normal..normal + n_tot, core);
-            for v in &mut jac[normal + lay.nu1..normal + n_tot] {
+            out.jacobian.copy_column(r.normal, ql.core);
+            for v in &mut out.jacobian.column_mut(r.normal)[lay.nu1..] {
                 *v *= w;
             }
         }
 
         let vals = &mut out.values;
-        let jac = out.jacobian.as_mut_slice();
-        let at = |row: usize, col: usize| col * n_tot + row;
+        let (shape, jac) = out.jacobian.parts_mut();
+        let at = |row: usize, col: usize| shape.index(row, col);
         let h = body1.dtrans_dv.max(body2.dtrans_dv);
         let dbar = x[ql.deflection_bar];
         let delta = &x[ql.delta..ql.delta + d];
@@ -352,7 +349,7 @@ impl<S: Space> QuasiRigidContact<S> {
 
         // The normal n = s/‖s‖ of the normal source s and δn: s = ∇f(a₁) on body 1's compact
         // block, or the unknown ĝ of two intersections on its own columns.
-        let cols = Compact::new::<S>(&lay, body1.fixed, body2.fixed);
+        let cols = Compact::new::<S>(&lay, shape, body1.fixed, body2.fixed);
         let bw = cols.body_width;
         let a1s = S::vector_from_fn(|i| x[r.a1 + i]);
         let a2s = S::vector_from_fn(|i| x[r.a2 + i]);
@@ -428,7 +425,7 @@ impl<S: Space> QuasiRigidContact<S> {
                 rr[c] += sign * dn_val * acc;
             }
         }
-        cols.scatter::<S>(jac, n_tot, row, &rr, 1.0);
+        cols.scatter::<S>(jac, row, &rr, 1.0);
         jac[at(row, ql.delta)] = sign * along;
 
         // Spring–damper law (eq. 37/49): p_k = h Σ_j K_kj δ_j + Σ_j C_kj (δ_j − δ_j^ℓ); the

@@ -66,10 +66,11 @@
 //! ([`JointBlock::write_bounds`]). These rows are inequalities: [`JointBlock::drift`] leaves
 //! them out, and the second-order integrators refuse them.
 
+use crate::block::{BlockJacobian, JacobianShape};
 use crate::contact::BodyStep;
 use crate::geometry::Pose;
 use crate::model::{Dynamics, Joint, JointKind};
-use nalgebra::{DMatrix, Matrix3, Vector3};
+use nalgebra::{Matrix3, Vector3};
 
 #[cfg(test)]
 mod tests;
@@ -124,7 +125,7 @@ pub struct JointEval {
     /// Rows `Θ`, then the wrenches `G_bᵀ λ` (force `D`, moment `A`) on body 1 and body 2.
     pub values: Vec<f64>,
     /// `∂values/∂(λ, ν₁, ν₂)`.
-    pub jacobian: DMatrix<f64>,
+    pub jacobian: BlockJacobian,
     local: usize,
     dof: usize,
 }
@@ -349,7 +350,7 @@ impl<S: Dynamics> JointBlock<S> {
         let total = self.total();
         JointEval {
             values: vec![0.0; total],
-            jacobian: DMatrix::zeros(total, total),
+            jacobian: BlockJacobian::zeros(JacobianShape::dense(total)),
             local: self.local_count(),
             dof: S::DOF,
         }
@@ -565,7 +566,7 @@ impl<S: Dynamics> JointBlock<S> {
         let n = self.rows.len();
         let (f1, f2) = (self.side(0, &s1.pose_end), self.side(1, &s2.pose_end));
         eval.values.fill(0.0);
-        eval.jacobian.fill(0.0);
+        eval.jacobian.clear();
         let steps = [s1, s2];
         // Perturbation y of body y / 2, linear (even y) or angular: its block columns and
         // the derivative of a 3D quantity along each, `∂q/∂ν = (∂q/∂ξ_y) D_y`.
@@ -654,7 +655,7 @@ impl crate::block::BlockEval for JointEval {
     fn values(&self) -> &[f64] {
         &self.values
     }
-    fn jacobian(&self) -> &DMatrix<f64> {
+    fn jacobian(&self) -> &BlockJacobian {
         &self.jacobian
     }
 }

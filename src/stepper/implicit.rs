@@ -2344,6 +2344,19 @@ mod tests {
         );
     }
 
+    /// Contacts between two intersections leave their multipliers' square out of the pattern
+    /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
+    /// differences.
+    #[test]
+    fn sparse_step_jacobian_is_exact_with_two_intersections() {
+        use crate::scenario::{AnyScene, load};
+        let path = format!("{}/examples/box_stack_5.toml", env!("CARGO_MANIFEST_DIR"));
+        match load(&path).unwrap().scene {
+            AnyScene::Spatial(s) => check_sparse_jacobian(s),
+            AnyScene::Planar(_) => panic!("the stack is 3D"),
+        }
+    }
+
     #[test]
     fn sparse_step_jacobian_is_exact_in_2d() {
         check_sparse_jacobian(disc_row(12, 0.002, 2.0, 0.5).unwrap());

@@ -25,9 +25,9 @@
 //! applied at the centre of mass, so its wrench on the body is `p` and every Jacobian entry is
 //! `e_k²`, `σ / μ p_n`, `p_k / μ p_n`, `p_k / (e_k² μ p_n)` or 1.
 
+use crate::block::{BlockJacobian, JacobianShape};
 use crate::contact::BodyStep;
 use crate::model::{Dynamics, Support};
-use nalgebra::DMatrix;
 
 #[cfg(test)]
 mod tests;
@@ -46,7 +46,7 @@ pub struct SupportEval {
     /// The rows, then the wrench `p` on the body, then zeros for the table.
     pub values: Vec<f64>,
     /// `∂values/∂(p, σ, ν, ·)`.
-    pub jacobian: DMatrix<f64>,
+    pub jacobian: BlockJacobian,
 }
 
 impl<S: Dynamics> SupportBlock<S> {
@@ -86,7 +86,7 @@ impl<S: Dynamics> SupportBlock<S> {
         let total = self.total();
         SupportEval {
             values: vec![0.0; total],
-            jacobian: DMatrix::zeros(total, total),
+            jacobian: BlockJacobian::zeros(JacobianShape::dense(total)),
         }
     }
 
@@ -117,7 +117,7 @@ impl<S: Dynamics> SupportBlock<S> {
         let dof = S::DOF;
         let (n, e, bound) = (self.local_count(), self.semi_axes(), self.bound(h));
         eval.values.fill(0.0);
-        eval.jacobian.fill(0.0);
+        eval.jacobian.clear();
         let sigma = x[dof] / bound;
         let mut nu = [0.0; 3];
         for k in 0..S::DIM {
@@ -147,7 +147,7 @@ impl crate::block::BlockEval for SupportEval {
     fn values(&self) -> &[f64] {
         &self.values
     }
-    fn jacobian(&self) -> &DMatrix<f64> {
+    fn jacobian(&self) -> &BlockJacobian {
         &self.jacobian
     }
 }

@@ -8,8 +8,8 @@
 //! block through a [`BlockView`] and never reads a block's layout.
 
 use super::NO_ENTRY;
+use crate::block::BlockJacobian;
 use crate::mcp::{DenseJacobian, SparseJacobian};
-use nalgebra::DMatrix;
 use std::ops::Range;
 
 /// One block as the assembly sees it.
@@ -22,8 +22,9 @@ pub(super) struct BlockView<'a> {
     pub bodies: [Option<Range<usize>>; 2],
     /// Its evaluation: rows, then the two wrenches.
     pub values: &'a [f64],
-    /// Their Jacobian, `total × total`, `total = local + 2 DOF`.
-    pub jacobian: &'a DMatrix<f64>,
+    /// Their Jacobian, `total × total`, `total = local + 2 DOF` (its structural zeros are
+    /// not part of the step's pattern).
+    pub jacobian: &'a BlockJacobian,
 }
 
 impl BlockView<'_> {
@@ -67,23 +68,63 @@ impl BlockView<'_> {
     /// Newton–Euler rows).
     pub fn add_dense(&self, jac: &mut DenseJacobian) {
         let (n, dof) = (self.local, self.dof());
-        let (rows, total) = (jac.nrows(), self.total());
-        for c in 0..total {
+        let rows = jac.nrows();
+        let shape = self.jacobian.shape();
+        for c in 0..self.total() {
             let gc = self.global(c);
             if gc == NO_ENTRY {
                 continue;
             }
-            // Column-major: block column c is contiguous, and so is global column gc.
-            let src = &self.jacobian.as_slice()[c * total..(c + 1) * total];
+            // Column-major: block column c's stored rows are contiguous, and so is global
+            // column gc.
+            let mut src = self.jacobian.column(c);
             let dst = &mut jac.as_mut_slice()[gc * rows..(gc + 1) * rows];
-            for (d, s) in dst[self.offset..self.offset + n].iter_mut().zip(&src[..n]) {
-                *d += s;
-            }
-            for (b, range) in self.bodies.iter().enumerate() {
-                if let Some(range) = range {
-                    for (d, s) in dst[range.clone()].iter_mut().zip(&src[n + b * dof..]) {
-                        *d -= s;
+            if !shape.is_decoupled(c) {
+                // Every row stored: the local rows, then each body's wrench rows.
+                for (d, s) in dst[self.offset..self.offset + n].iter_mut().zip(&src[..n]) {
+                    *d += s;
+                }
+                for (b, range) in self.bodies.iter().enumerate() {
+                    if let Some(range) = range {
+                        for (d, s) in dst[range.clone()].iter_mut().zip(&src[n + b * dof..]) {
+                            *d -= s;
+                        }
                     }
+                }
+                continue;
+            }
+            for seg in shape.column_rows(c) {
+                let (vals, rest) = src.split_at(seg.len());
+                src = rest;
+                // The segment's local rows, then its rows of each body's wrench.
+                let cut = |r: usize| r.clamp(seg.start, seg.end) - seg.start;
+                let local = cut(n);
+                for (d, v) in dst[self.offset + seg.start..]
+                    .iter_mut()
+                    .zip(&vals[..local])
+                {
+                    *d += v;
+                }
+                for (b, range) in self.bodies.iter().enumerate() {
+                    let (from, to) = (cut(n + b * dof), cut(n + (b + 1) * dof));
+                    if let (Some(range), true) = (range, from < to) {
+                        let first = range.start + (seg.start + from - n - b * dof);
+                        for (d, v) in dst[first..].iter_mut().zip(&vals[from..to]) {
+                            *d -= v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f(r, c)` for every stored entry of the block, in storage order.
+    fn for_each_entry(&self, mut f: impl FnMut(usize, usize)) {
+        let shape = self.jacobian.shape();
+        for c in 0..self.total() {
+            for seg in shape.column_rows(c) {
+                for r in seg {
+                    f(r, c);
                 }
             }
         }
@@ -91,48 +132,48 @@ impl BlockView<'_> {
 
     /// Appends the block's entries `(row, column)` to a sparse pattern.
     pub fn pattern_entries(&self, entries: &mut Vec<(usize, usize)>) {
-        let total = self.total();
-        for c in 0..total {
-            let gc = self.global(c);
-            if gc == NO_ENTRY {
-                continue;
+        self.for_each_entry(|r, c| {
+            let (gr, gc) = (self.global(r), self.global(c));
+            if gr != NO_ENTRY && gc != NO_ENTRY {
+                entries.push((gr, gc));
             }
-            for r in 0..total {
-                let gr = self.global(r);
-                if gr != NO_ENTRY {
-                    entries.push((gr, gc));
-                }
-            }
-        }
+        });
     }
 
-    /// For block entry `(r, c)` at `c · total + r`, its position in `pattern`'s values.
+    /// For each stored block entry, in storage order, its position in `pattern`'s values.
     pub fn positions(&self, pattern: &SparseJacobian, positions: &mut Vec<usize>) {
-        let total = self.total();
         positions.clear();
-        for c in 0..total {
-            let gc = self.global(c);
-            for r in 0..total {
-                let gr = self.global(r);
-                positions.push(if gc == NO_ENTRY || gr == NO_ENTRY {
-                    NO_ENTRY
-                } else {
-                    pattern.position(gr, gc).unwrap_or(NO_ENTRY)
-                });
-            }
-        }
+        self.for_each_entry(|r, c| {
+            let (gr, gc) = (self.global(r), self.global(c));
+            positions.push(if gc == NO_ENTRY || gr == NO_ENTRY {
+                NO_ENTRY
+            } else {
+                pattern.position(gr, gc).unwrap_or(NO_ENTRY)
+            });
+        });
     }
 
     /// Adds its Jacobian entries to the sparse Jacobian's values at `positions`.
     pub fn add_sparse(&self, values: &mut [f64], positions: &[usize]) {
-        let (n, total) = (self.local, self.total());
-        for (e, (&pos, &v)) in positions.iter().zip(self.jacobian.as_slice()).enumerate() {
-            if pos != NO_ENTRY {
+        let n = self.local;
+        let shape = self.jacobian.shape();
+        let (mut pos, mut vals) = (positions, self.jacobian.data());
+        for c in 0..self.total() {
+            for seg in shape.column_rows(c) {
                 // Local rows as they are, wrench rows with the sign of the ν rows.
-                if e % total < n {
-                    values[pos] += v;
-                } else {
-                    values[pos] -= v;
+                let split = n.clamp(seg.start, seg.end) - seg.start;
+                let (p, rest) = pos.split_at(seg.len());
+                let (v, vrest) = vals.split_at(seg.len());
+                (pos, vals) = (rest, vrest);
+                for (&q, &x) in p[..split].iter().zip(&v[..split]) {
+                    if q != NO_ENTRY {
+                        values[q] += x;
+                    }
+                }
+                for (&q, &x) in p[split..].iter().zip(&v[split..]) {
+                    if q != NO_ENTRY {
+                        values[q] -= x;
+                    }
                 }
             }
         }
