@@ -224,6 +224,25 @@ fn contacts_without_normal_impulse_carry_no_friction() {
     }
 }
 
+/// RATTLE's velocity projection lets a sticking contact whose whole-step friction would leave
+/// the cone slide through the second half, friction on the cone per unit of its normal
+/// multiplier. That multiplier can be negative (the projection takes back part of the MCP's
+/// normal impulse), and the friction then turned with it: seed 138 (3D, seven bodies, RATTLE,
+/// μ = 0.27), step 39, wrote friction 4.65e-2 N·s beyond the cone on a contact whose normal
+/// impulse went from 1.19 to 0.93 N·s. Now the whole step's friction is `(p_n + μ_n) f`, on the
+/// cone for either sign (measured 1.8e-10 N·s, the solve's tolerance).
+#[test]
+fn a_contact_the_projection_lets_slide_keeps_its_friction_in_the_cone() {
+    use implicit_contact::study::soak::run_seed;
+    let out = run_seed(138, Duration::from_secs(60));
+    assert_eq!(out.outcome, Outcome::Ok);
+    assert!(
+        out.worst_cone_violation <= 1e-8,
+        "friction beyond the cone: {:e} N·s",
+        out.worst_cone_violation
+    );
+}
+
 /// A passive scene never gains energy: a sub-step whose end-of-step conditions were met by a
 /// spurious root of the step's MCP (an impulse that throws the body off instead of stopping it)
 /// is refused and halved. Seeds 491 (3D, an ellipsoid and a superellipsoid, RATTLE, μ = 0) and

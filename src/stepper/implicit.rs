@@ -126,7 +126,9 @@
 //!   through the second half instead: its tangential rows leave and its normal row carries
 //!   friction on the ellipsoid along the friction the stick needed (as a sliding contact's),
 //!   so the step's whole impulse stays in the cone (the rolling ellipsoid at `μ` = 0.12, which
-//!   sticks and slips in turn: 3.1e-3 outside before, within the MCP's tolerance now).
+//!   sticks and slips in turn: 3.1e-3 outside before, within the MCP's tolerance now). The
+//!   MCP's friction is moved onto that boundary by a fixed impulse, so the whole step's is
+//!   `(p_n + μ_n) f` even when `μ_n < 0` (the projection taking back normal impulse).
 //! * A contact whose whole-step normal impulse `p_n + μ_n` would be negative (separating
 //!   within the second half) leaves the projection, so it never pulls; impacts stay
 //!   inelastic (a new contact's normal velocity is projected to zero; with `B = J` the

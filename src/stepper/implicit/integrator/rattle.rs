@@ -82,6 +82,22 @@ pub(in crate::stepper::implicit) struct ProjectionRow {
     bias: f64,
     /// Whether a side is a driven body (which does work: the energy projection skips it).
     driven: bool,
+    /// A contact converted to sliding ([`ImplicitStepper::cap_friction`]): the impulse its
+    /// row adds whatever its multiplier (`(p_n, p_t, p_o, p_r)`, tangential only), and that
+    /// impulse's `M⁻¹ Bᵀ` per side, already applied to the velocity being projected.
+    fixed: [f64; 4],
+    fixed_mb: [[f64; 6]; 2],
+}
+
+/// `v += scale · dv` on the bodies of `row` (`dv` per side, as `row.mb`, `dof` entries).
+fn add_to_velocity(v: &mut [f64], row: &ProjectionRow, dv: &[[f64; 6]; 2], dof: usize, scale: f64) {
+    for (side, d) in row.sides.iter().zip(dv) {
+        if let Some((_, start)) = side {
+            for (x, y) in v[*start..*start + dof].iter_mut().zip(d) {
+                *x += scale * y;
+            }
+        }
+    }
 }
 
 /// The `slot` of a joint's projection row.
@@ -649,18 +665,26 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
             }
             if count > 0 {
+                // A converted contact that leaves takes its fixed friction impulse with it.
+                for row in rows.iter().filter(|r| pulling[..count].contains(&r.slot)) {
+                    add_to_velocity(v, row, &row.fixed_mb, dof, -1.0);
+                }
                 rows.retain(|row| !pulling[..count].contains(&row.slot));
                 continue;
             }
-            if self.cap_friction(rows, mu) {
+            if self.cap_friction(rows, mu, v) {
                 continue;
             }
             for (row, m) in rows.iter().zip(mu.iter()) {
                 if row.slot == JOINT_ROW {
                     joint_projected[row.joint_row] += m;
                 } else {
-                    for (total, per) in projected[row.slot].iter_mut().zip(row.impulse) {
-                        *total += per * m;
+                    for ((total, per), fixed) in projected[row.slot]
+                        .iter_mut()
+                        .zip(row.impulse)
+                        .zip(row.fixed)
+                    {
+                        *total += per * m + fixed;
                     }
                 }
                 for (side, mb) in row.sides.iter().zip(&row.mb) {
@@ -681,10 +705,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// instead. Its tangential rows leave and its normal row carries friction on the
     /// ellipsoid's boundary along the friction the stick would have needed, `B_n = J_n + Σ_k
     /// f_k J_k` with `f_k = μ P_k / (Σ_j P_j²/e_j²)^{1/2}`, as the normal row of a contact the
-    /// MCP found sliding. The MCP's part is inside the ellipsoid and the second half's on its
-    /// boundary, so the whole step's is inside. True if a contact was converted (the projection
-    /// is then solved again; each round converts at least one, so it ends).
-    fn cap_friction(&self, rows: &mut Vec<ProjectionRow>, mu: &[f64]) -> bool {
+    /// MCP found sliding, plus the fixed tangential impulse `p_n f_k − p_k` (the MCP's `p_n`,
+    /// `p_k`), applied to `v` at once. The whole step's friction is then `(p_n + μ_n) f`, on the
+    /// boundary whatever the sign of the normal multiplier `μ_n` (the projection may take back
+    /// part of the MCP's normal impulse; without the fixed part the friction `p + μ_n f` then
+    /// left the ellipsoid). True if a contact was converted (the projection is then solved
+    /// again; each round converts at least one, so it ends).
+    fn cap_friction(&self, rows: &mut Vec<ProjectionRow>, mu: &[f64], v: &mut [f64]) -> bool {
         let mut changed = false;
         let mut i = 0;
         while i < rows.len() {
@@ -722,12 +749,22 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let c = component(t);
                 let f = friction.mu * total[c - 1] / norm;
                 normal.impulse[c] = f;
+                // The whole step's friction is (p_n + μ_n) f: the MCP's part p_n f − P_c is
+                // fixed, the rest scales with the multiplier, of either sign.
+                let fixed = row.normal * f - mcp_friction[c - 1];
+                normal.fixed[c] = fixed;
                 for (side, mb) in normal.mb.iter_mut().enumerate() {
-                    for (m, tm) in mb.iter_mut().zip(&t.mb[side]) {
+                    for ((m, fm), tm) in mb
+                        .iter_mut()
+                        .zip(&mut normal.fixed_mb[side])
+                        .zip(&t.mb[side])
+                    {
                         *m += f * tm;
+                        *fm += fixed * tm;
                     }
                 }
             }
+            add_to_velocity(v, &normal, &normal.fixed_mb, S::DOF, 1.0);
             rows[i] = normal;
             rows.drain(i + 1..i + 1 + count);
             changed = true;
@@ -854,6 +891,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     joint_row: usize::MAX,
                     bias,
                     driven,
+                    fixed: [0.0; 4],
+                    fixed_mb: [[0.0; 6]; 2],
                 });
             };
             let normal = entries(&n, &n, 0.0);
@@ -936,6 +975,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     joint_row,
                     bias,
                     driven,
+                    fixed: [0.0; 4],
+                    fixed_mb: [[0.0; 6]; 2],
                 });
                 joint_row += 1;
             });
