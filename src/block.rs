@@ -130,6 +130,17 @@ impl JacobianShape {
         c * self.total - self.before(c) * self.decoupled_len
     }
 
+    /// Where column `c`'s stored entries sit in the storage.
+    pub fn column_range(&self, c: usize) -> Range<usize> {
+        let len = if self.is_decoupled(c) {
+            self.total - self.decoupled_len
+        } else {
+            self.total
+        };
+        let start = self.column_start(c);
+        start..start + len
+    }
+
     /// Where entry `(r, c)` sits in the storage. Panics on a structural zero.
     #[inline]
     pub fn index(&self, r: usize, c: usize) -> usize {
@@ -208,24 +219,12 @@ impl BlockJacobian {
 
     /// Column `c`'s stored entries (the rows [`JacobianShape::column_rows`] names).
     pub fn column(&self, c: usize) -> &[f64] {
-        let s = self.shape;
-        let len = if s.is_decoupled(c) {
-            s.total - s.decoupled_len
-        } else {
-            s.total
-        };
-        &self.data[s.column_start(c)..s.column_start(c) + len]
+        &self.data[self.shape.column_range(c)]
     }
 
     /// Mutable [`Self::column`].
     pub fn column_mut(&mut self, c: usize) -> &mut [f64] {
-        let s = self.shape;
-        let len = if s.is_decoupled(c) {
-            s.total - s.decoupled_len
-        } else {
-            s.total
-        };
-        &mut self.data[s.column_start(c)..s.column_start(c) + len]
+        &mut self.data[self.shape.column_range(c)]
     }
 
     /// The whole matrix, structural zeros included.
