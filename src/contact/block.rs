@@ -159,6 +159,9 @@ pub struct ContactEval {
     /// are decoupled (no row of a multiplier depends on a multiplier).
     pub jacobian: BlockJacobian,
     layout: ContactLayout,
+    /// The rows C3 and FR before their proximal terms (`[C3, FR₁, …]`), so that a new centre
+    /// is written without evaluating the geometry again ([`ContactBlock::refresh_law_rows`]).
+    law_base: [f64; 4],
 }
 
 impl ContactEval {
@@ -172,6 +175,7 @@ impl ContactEval {
                 layout.lf..layout.lf + layout.f_count,
             )),
             layout,
+            law_base: [0.0; 4],
         }
     }
     /// The block's residual rows (R1, R2, C1, C2, C3, FR, CS).
@@ -622,6 +626,7 @@ impl<S: Space> ContactBlock<S> {
         let (c1, c2, cs) = (0, bw, 2 * bw);
         let (mu, axes) = (self.friction.mu, friction_axes(&self.friction));
         let vals = &mut out.values;
+        let law_base = &mut out.law_base;
         let (shape, jac) = out.jacobian.parts_mut();
         jac.fill(0.0);
         let at = |row: usize, col: usize| shape.index(row, col);
@@ -759,6 +764,7 @@ impl<S: Space> ContactBlock<S> {
             cols.scatter::<S>(jac, lay.normal, &r, 1.0);
         }
         let prox = &self.proximal;
+        law_base[0] = vals[lay.normal];
         if prox.weights[0] != 0.0 {
             vals[lay.normal] += prox.weights[0] * (pn - prox.center[0]);
             jac[at(lay.normal, lay.normal)] += prox.weights[0];
@@ -810,7 +816,8 @@ impl<S: Space> ContactBlock<S> {
             let row = lay.friction + k;
             let c = axes[k] * axes[k] * mu;
             let eps = prox.weights[1];
-            vals[row] = c * pn * s + pf[k] * sigma + eps * (pf[k] - prox.center[1 + k]);
+            law_base[1 + k] = c * pn * s + pf[k] * sigma;
+            vals[row] = law_base[1 + k] + eps * (pf[k] - prox.center[1 + k]);
             if c * pn != 0.0 {
                 cols.scatter::<S>(jac, row, &ds, c * pn);
             }
@@ -819,24 +826,7 @@ impl<S: Space> ContactBlock<S> {
             jac[at(row, lay.sigma)] = pf[k];
         }
 
-        // CS: μ² p_n² − Σ p_k²/e_k².
-        vals[lay.sigma] = mu * mu * pn * pn + prox.weights[2] * (sigma - prox.center[4]);
-        jac[at(lay.sigma, lay.sigma)] = prox.weights[2];
-        jac[at(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
-        for k in 0..nf {
-            let e2 = axes[k] * axes[k];
-            vals[lay.sigma] -= pf[k] * pf[k] / e2;
-            jac[at(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
-        }
-        let cs = self.cone_scale;
-        if cs != 1.0 {
-            vals[lay.sigma] *= cs;
-            jac[at(lay.sigma, lay.sigma)] *= cs;
-            jac[at(lay.sigma, lay.normal)] *= cs;
-            for k in 0..nf {
-                jac[at(lay.sigma, lay.friction + k)] *= cs;
-            }
-        }
+        self.cone_row(x, pn, vals, jac, shape);
 
         // Impulse P = p_n n + Σ p_k t_k (tangential k only); δP on body 1's block, plus the
         // columns p_n (n) and p_k (t_k).
@@ -988,6 +978,71 @@ pub(super) fn most_active<S: Space>(part: &ConvexPart<S>, pose: &Pose<S>, p: &S:
         }
     }
     best.1
+}
+
+impl<S: Space> ContactBlock<S> {
+    /// CS, `(μ² p_n² − Σ_k p_k²/e_k² + ε_σ (σ − σ̄))` times the cone scale, and its row of the
+    /// Jacobian: a function of the impulses alone.
+    fn cone_row(
+        &self,
+        x: &[f64],
+        pn: f64,
+        vals: &mut [f64],
+        jac: &mut [f64],
+        shape: JacobianShape,
+    ) {
+        let lay = &self.layout;
+        let (mu, axes, nf) = (
+            self.friction.mu,
+            friction_axes(&self.friction),
+            lay.friction_count,
+        );
+        let (prox, sigma) = (&self.proximal, x[lay.sigma]);
+        let pf = &x[lay.friction..lay.friction + nf];
+        let at = |row: usize, col: usize| shape.index(row, col);
+        vals[lay.sigma] = mu * mu * pn * pn + prox.weights[2] * (sigma - prox.center[4]);
+        jac[at(lay.sigma, lay.sigma)] = prox.weights[2];
+        jac[at(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
+        for k in 0..nf {
+            let e2 = axes[k] * axes[k];
+            vals[lay.sigma] -= pf[k] * pf[k] / e2;
+            jac[at(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
+        }
+        let cs = self.cone_scale;
+        if cs != 1.0 {
+            vals[lay.sigma] *= cs;
+            jac[at(lay.sigma, lay.sigma)] *= cs;
+            jac[at(lay.sigma, lay.normal)] *= cs;
+            for k in 0..nf {
+                jac[at(lay.sigma, lay.friction + k)] *= cs;
+            }
+        }
+    }
+
+    /// Rewrites in `out`, an evaluation of this block at `x`, the rows that the proximal
+    /// centre and the cone scale enter (C3, FR, CS), after either changed; the geometry is
+    /// not evaluated again. The result is bit for bit what [`evaluate`](Self::evaluate) gives.
+    pub fn refresh_law_rows(&self, x: &[f64], out: &mut ContactEval) {
+        debug_assert_eq!(
+            self.layout.extension, 0,
+            "a law around the kernel adds to its rows"
+        );
+        let lay = &self.layout;
+        let (prox, pn) = (&self.proximal, x[lay.normal]);
+        out.values[lay.normal] = out.law_base[0];
+        if prox.weights[0] != 0.0 {
+            out.values[lay.normal] += prox.weights[0] * (pn - prox.center[0]);
+        }
+        if self.friction.mu != 0.0 {
+            for k in 0..lay.friction_count {
+                let pk = x[lay.friction + k];
+                out.values[lay.friction + k] =
+                    out.law_base[1 + k] + prox.weights[1] * (pk - prox.center[1 + k]);
+            }
+        }
+        let (shape, jac) = out.jacobian.parts_mut();
+        self.cone_row(x, pn, &mut out.values, jac, shape);
+    }
 }
 
 /// Largest compact width: `[a₁, ν₁, a₂, ν₂, ĝ]` in 3D, `2 (3 + 6) + 3`.

@@ -121,6 +121,20 @@ impl<S: Space> Contact<S> {
         }
     }
 
+    /// Rewrites the rows of `out` (an evaluation at `x`) that the proximal centre and the cone
+    /// scale enter, after either changed; false if the law cannot (then `out` is stale and the
+    /// block must be evaluated again).
+    pub fn refresh_law_rows(&self, x: &[f64], out: &mut ContactEval) -> bool {
+        match self {
+            Self::Rigid(k) => {
+                k.refresh_law_rows(x, out);
+                true
+            }
+            // The law adds its own terms to C3 and FR after the kernel's.
+            Self::QuasiRigid(_) => false,
+        }
+    }
+
     /// The normal impulse `p_n` of the step in `x`: the kernel's, and under the quasi-rigid law
     /// the spring's and the core's together (`p_ns + p_nr`), the impulse the friction cone
     /// bounds.

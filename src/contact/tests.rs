@@ -175,11 +175,28 @@ impl<S: Dynamics> Case<S> {
     /// which must change the rows C3, FR and CS (the check is not vacuous); cleared afterwards.
     pub(super) fn check_with_proximal(&mut self, z: &[f64], label: &str) {
         let plain = self.eval(z).values;
+        let weights = [0.3, 0.2, 0.1];
         self.block.kernel_mut().set_proximal(Proximal {
-            weights: [0.3, 0.2, 0.1],
-            center: [0.1, -0.2, 0.05, 0.03, 0.4],
+            weights,
+            center: [0.0; 5],
         });
         let l = self.block.layout();
+        // An evaluation refreshed for a new centre (the same weights) is the evaluation, bit
+        // for bit (the stepper keeps it instead of evaluating the geometry again).
+        let mut cached = self.eval(z);
+        self.block.kernel_mut().set_proximal(Proximal {
+            weights,
+            center: [0.1, -0.2, 0.05, 0.03, 0.4],
+        });
+        let x = &z[..l.local_count];
+        let refreshed = self.block.refresh_law_rows(x, &mut cached);
+        if refreshed {
+            assert_eq!(
+                cached,
+                self.eval(z),
+                "{label}: refreshed for the proximal centre"
+            );
+        }
         let prox = self.eval(z).values;
         for row in [l.normal, l.friction, l.sigma] {
             assert!(
@@ -190,6 +207,14 @@ impl<S: Dynamics> Case<S> {
         self.check(z, &format!("{label} (proximal)"));
         // The row CS written in N·s (a factor frozen for the solve): the same row times it.
         self.block.kernel_mut().set_cone_scale(7.5);
+        if refreshed {
+            assert!(self.block.refresh_law_rows(x, &mut cached));
+            assert_eq!(
+                cached,
+                self.eval(z),
+                "{label}: refreshed for the cone scale"
+            );
+        }
         let scaled = self.eval(z).values;
         assert!((scaled[l.sigma] - 7.5 * prox[l.sigma]).abs() <= 1e-12 * scaled[l.sigma].abs());
         self.check(z, &format!("{label} (proximal, cone row scaled)"));

@@ -1781,18 +1781,21 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// there was one. Scaling a row changes its residual, not its solutions.
     fn scale_cones_left(&mut self, tol: f64) -> bool {
         let mut any = false;
+        let mut cached = self.last_z == self.z;
         for &k in &self.active {
             let slot = &mut self.slots[k];
             if slot.block.kernel().friction().mu == 0.0 {
                 continue;
             }
-            let (load, excess) = slot.block.cone_excess(slot.local(&self.z));
+            let x = slot.local(&self.z);
+            let (load, excess) = slot.block.cone_excess(x);
             if excess > tol {
                 slot.block.kernel_mut().set_cone_scale(1.0 / load.max(tol));
+                cached = cached && slot.block.refresh_law_rows(x, &mut slot.eval);
                 any = true;
             }
         }
-        if any {
+        if !cached {
             self.last_z.clear();
         }
         any
@@ -1881,10 +1884,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
     }
 
-    /// Moves every contact's proximal centre to its impulses in `z` (the blocks' cached
-    /// evaluations belong to the old centre: dropped).
+    /// Moves every contact's proximal centre to its impulses in `z`. The blocks' cached
+    /// evaluations at `z` are rewritten for the new centre where the law can (the geometry
+    /// does not change with it) and dropped otherwise.
     fn center_proximal_at_z(&mut self) {
-        self.last_z.clear();
+        let mut cached = self.last_z == self.z && self.joints.is_empty();
         for &k in &self.active {
             let slot = &mut self.slots[k];
             let mut prox = *slot.block.kernel().proximal();
@@ -1901,10 +1905,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             prox.center[4] = slot.block.kernel().slip(x);
             slot.block.kernel_mut().set_proximal(prox);
+            cached = cached && slot.block.refresh_law_rows(x, &mut slot.eval);
         }
         for joint in &mut self.joints {
             let x = joint.local(&self.z);
             joint.block.proximal_mut().1.copy_from_slice(x);
+        }
+        if !cached {
+            self.last_z.clear();
         }
     }
 
