@@ -304,6 +304,9 @@ pub(crate) struct SparseLu {
     l_ptr: Vec<usize>,
     l_row: Vec<usize>,
     l_val: Vec<f64>,
+    /// End of the part of each column of `L` the depth-first searches scan (symmetric
+    /// pruning; `NONE`: the whole column).
+    l_pend: Vec<usize>,
     u_ptr: Vec<usize>,
     u_idx: Vec<usize>,
     u_val: Vec<f64>,
@@ -344,6 +347,7 @@ impl SparseLu {
         self.l_ptr.push(0);
         self.l_row.clear();
         self.l_val.clear();
+        self.l_pend.clear();
         self.u_ptr.clear();
         self.u_ptr.push(0);
         self.u_idx.clear();
@@ -391,8 +395,10 @@ impl SparseLu {
                 let j = self.pinv[r];
                 let xr = self.x[r];
                 if xr != 0.0 {
-                    for p in self.l_ptr[j]..self.l_ptr[j + 1] {
-                        self.x[self.l_row[p]] -= self.l_val[p] * xr;
+                    let col = self.l_ptr[j]..self.l_ptr[j + 1];
+                    let x = &mut self.x;
+                    for (&i, &l) in self.l_row[col.clone()].iter().zip(&self.l_val[col]) {
+                        x[i] -= l * xr;
                     }
                 }
             }
@@ -446,8 +452,38 @@ impl SparseLu {
                 self.x[r] = 0.0;
             }
             self.l_ptr.push(self.l_row.len());
+            self.l_pend.push(NONE);
+            self.prune(k, pivot_row);
         }
         true
+    }
+
+    /// Symmetric pruning (Eisenstat and Liu): a column `j` of `L` that holds the pivot row of
+    /// column `k` while `U(j, k) ≠ 0` reaches every row it holds that is not yet pivotal
+    /// through column `k` as well, so the searches of later columns need only its pivotal
+    /// rows, which are moved to its front. The triangular solves still use whole columns.
+    fn prune(&mut self, k: usize, pivot_row: usize) {
+        for p in self.u_ptr[k]..self.u_ptr[k + 1] {
+            let j = self.u_idx[p];
+            if self.l_pend[j] != NONE {
+                continue;
+            }
+            let (start, end) = (self.l_ptr[j], self.l_ptr[j + 1]);
+            if !self.l_row[start..end].contains(&pivot_row) {
+                continue;
+            }
+            let (mut head, mut tail) = (start, end);
+            while head < tail {
+                if self.pinv[self.l_row[head]] != NONE {
+                    head += 1;
+                } else {
+                    tail -= 1;
+                    self.l_row.swap(head, tail);
+                    self.l_val.swap(head, tail);
+                }
+            }
+            self.l_pend[j] = tail;
+        }
     }
 
     /// Depth-first search from pivotal row `r` through the columns of `L`, appending pivotal
@@ -457,7 +493,11 @@ impl SparseLu {
         self.stack.push((r, self.l_ptr[self.pinv[r]]));
         while let Some(&mut (row, ref mut next)) = self.stack.last_mut() {
             let j = self.pinv[row];
-            let end = self.l_ptr[j + 1];
+            let end = if self.l_pend[j] == NONE {
+                self.l_ptr[j + 1]
+            } else {
+                self.l_pend[j]
+            };
             let mut child = NONE;
             while *next < end {
                 let i = self.l_row[*next];
@@ -496,8 +536,9 @@ impl SparseLu {
             let yk = b[self.prow[k]];
             self.work[k] = yk;
             if yk != 0.0 {
-                for p in self.l_ptr[k]..self.l_ptr[k + 1] {
-                    b[self.l_row[p]] -= self.l_val[p] * yk;
+                let col = self.l_ptr[k]..self.l_ptr[k + 1];
+                for (&i, &l) in self.l_row[col.clone()].iter().zip(&self.l_val[col]) {
+                    b[i] -= l * yk;
                 }
             }
         }
@@ -506,8 +547,10 @@ impl SparseLu {
             let wk = self.work[k] / self.u_diag[k];
             self.work[k] = wk;
             if wk != 0.0 {
-                for p in self.u_ptr[k]..self.u_ptr[k + 1] {
-                    self.work[self.u_idx[p]] -= self.u_val[p] * wk;
+                let col = self.u_ptr[k]..self.u_ptr[k + 1];
+                let work = &mut self.work;
+                for (&i, &u) in self.u_idx[col.clone()].iter().zip(&self.u_val[col]) {
+                    work[i] -= u * wk;
                 }
             }
         }
@@ -522,16 +565,18 @@ impl SparseLu {
         // Uᵀ v = Qᵀ c, forward (row k of Uᵀ is column k of U).
         for k in 0..n {
             let mut s = c[self.qcol[k]];
-            for p in self.u_ptr[k]..self.u_ptr[k + 1] {
-                s -= self.u_val[p] * self.work[self.u_idx[p]];
+            let col = self.u_ptr[k]..self.u_ptr[k + 1];
+            for (&i, &u) in self.u_idx[col.clone()].iter().zip(&self.u_val[col]) {
+                s -= u * self.work[i];
             }
             self.work[k] = s / self.u_diag[k];
         }
         // Lᵀ y = v backward, y kept by original rows in `c`.
         for k in (0..n).rev() {
             let mut s = self.work[k];
-            for p in self.l_ptr[k]..self.l_ptr[k + 1] {
-                s -= self.l_val[p] * c[self.l_row[p]];
+            let col = self.l_ptr[k]..self.l_ptr[k + 1];
+            for (&i, &l) in self.l_row[col.clone()].iter().zip(&self.l_val[col]) {
+                s -= l * c[i];
             }
             c[self.prow[k]] = s;
         }
