@@ -701,6 +701,11 @@ mod tests {
             assert!(cond < 1e8, "test matrix too ill-conditioned: {cond}");
             let mut lu = SparseLu::default();
             assert!(factor(&a, &mut lu), "n = {n}");
+            // The larger matrices exercise the pruned depth-first searches.
+            assert!(
+                n < 40 || lu.l_pend.iter().any(|&p| p != NONE),
+                "n = {n}: nothing pruned"
+            );
             let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() + 0.5).collect();
             let mut x = b.clone();
             lu.solve(&mut x);
