@@ -117,7 +117,9 @@
 //!   trapezoidal lever `½ (r^ℓ + r⁺)` in the slip rows ([`crate::contact`]) it is second order:
 //!   1.6e-3 and 1.5e-5 (spheroid), 3.5e-4 and 3.5e-6 (ellipsoid), error ratios 4.0.
 //! * The projection's normal multiplier of a sliding contact carries its friction: `B_n = J_n
-//!   + Σ_k (p_k / p_n) J_k` with the MCP's friction per unit normal impulse. The MCP solves only
+//!   + Σ_k f_k J_k` with `f = μ p / ‖p‖_e` (the MCP's friction per unit normal impulse, put
+//!   on the ellipsoid's boundary; the MCP's own friction moves there by the fixed impulse
+//!   `p_n f − p`, so the whole step's is `(p_n + μ_n) f`). The MCP solves only
 //!   the first half of a persistent contact's impulse (the half kick), so without this the
 //!   sliding friction is halved: Example 2's transitions then converge, as `h → 0`, to 2.73,
 //!   2.98, 3.44 s instead of Euler's limit 2.945, 3.214, 3.70 s; with it to that same limit

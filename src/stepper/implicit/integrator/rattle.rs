@@ -173,12 +173,6 @@ fn find(group: &mut [usize], mut b: usize) -> usize {
     b
 }
 
-/// How far (relative) a sticking contact's whole-step friction may exceed its friction
-/// ellipsoid before the projection lets it slide ([`ImplicitStepper::cap_friction`]): the MCP
-/// holds its own half inside to its tolerance, 1e-10 on the squares, which is about 1e-6
-/// relative on the norm at the rocking bodies' impulses (`μ p_n` ≈ 7e-3 N s).
-const CONE_SLACK: f64 = 1e-6;
-
 /// Projections with at most this many rows are solved densely on the stack.
 const SMALL_PROJECTION: usize = 12;
 
@@ -575,6 +569,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         } = scratch;
         let dof = S::DOF;
         let dot = |a: &[f64; 6], b: &[f64; 6]| (0..dof).map(|i| a[i] * b[i]).sum::<f64>();
+        // The sliding contacts' fixed friction impulses (see `constraint_rows`).
+        for row in rows.iter() {
+            add_to_velocity(v, row, &row.fixed_mb, dof, 1.0);
+        }
         loop {
             let nr = rows.len();
             if nr == 0 {
@@ -700,9 +698,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// Sticking contacts whose whole-step friction (the MCP's plus the projection's multipliers
-    /// `mu`) would leave the friction ellipsoid `Σ_k P_k²/e_k² ≤ μ² P_n²` by more than
-    /// [`CONE_SLACK`] cannot stick through the second half of the step: each slides there
-    /// instead. Its tangential rows leave and its normal row carries friction on the
+    /// `mu`) would leave the friction ellipsoid `Σ_k P_k²/e_k² ≤ μ² P_n²` by more than the
+    /// solver's tolerance (in N·s) cannot stick through the second half of the step: each
+    /// slides there instead. Its tangential rows leave and its normal row carries friction on the
     /// ellipsoid's boundary along the friction the stick would have needed, `B_n = J_n + Σ_k
     /// f_k J_k` with `f_k = μ P_k / (Σ_j P_j²/e_j²)^{1/2}`, as the normal row of a contact the
     /// MCP found sliding, plus the fixed tangential impulse `p_n f_k − p_k` (the MCP's `p_n`,
@@ -739,8 +737,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 .map(|k| (total[k] / axes[k]).powi(2))
                 .sum::<f64>()
                 .sqrt();
+            // The MCP holds its own friction in the ellipsoid to the solver's tolerance in N·s
+            // (`scale_cones_left`), and the written friction is held to the same.
             let limit = friction.mu * (row.normal + mu[i]);
-            if norm <= limit * (1.0 + CONE_SLACK) {
+            if norm <= limit + self.settings.solver.tolerance {
                 i += 1 + count;
                 continue;
             }
@@ -825,9 +825,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// `p_n > 0`, the relative normal velocity `n·(u₂(a₂) − u₁(a₁))` and, if it sticks, the
     /// tangential (and torsional) ones, at the end-of-step poses and points. The impulse
     /// direction `B` is `J` but on the normal row of a sliding contact, where the normal impulse
-    /// carries its Coulomb friction: `B_n = J_n + Σ_k (p_k/p_n) J_k` with the MCP's friction
-    /// impulses `p_k` along its own tangents (and torsion), so that the second half of the
-    /// normal impulse slides with the same `μ` as the first.
+    /// carries its Coulomb friction: `B_n = J_n + Σ_k f_k J_k` with `f = μ p / ‖p‖_e` from the
+    /// MCP's friction impulses `p_k` along its own tangents (and torsion), so that the second
+    /// half of the normal impulse slides with the same `μ` as the first; the fixed impulse
+    /// `p_n f − p` moves the MCP's own friction onto that boundary.
     fn constraint_rows(&self, scratch: &mut KickScratch) {
         let KickScratch {
             rows,
@@ -871,56 +872,95 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 out
             };
-            let mut push = |j: [[f64; 6]; 2], b: [[f64; 6]; 2], impulse: [f64; 4]| {
-                let mut mb = [[0.0; 6]; 2];
-                for (side, entry) in sides.iter().enumerate() {
-                    if let Some((body, _)) = entry {
-                        let (inv_m, inv_i) = &inverse_mass[*body];
-                        let w = apply_inverse_mass::<S>(*inv_m, inv_i, &b[side][..S::DOF]);
-                        mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
+            let mut push =
+                |j: [[f64; 6]; 2],
+                 b: [[f64; 6]; 2],
+                 impulse: [f64; 4],
+                 (fixed, fixed_mb): ([f64; 4], [[f64; 6]; 2])| {
+                    let mut mb = [[0.0; 6]; 2];
+                    for (side, entry) in sides.iter().enumerate() {
+                        if let Some((body, _)) = entry {
+                            let (inv_m, inv_i) = &inverse_mass[*body];
+                            let w = apply_inverse_mass::<S>(*inv_m, inv_i, &b[side][..S::DOF]);
+                            mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
+                        }
                     }
-                }
-                let (bias, driven) = self.drive_bias([Some(slot.body1), Some(slot.body2)], &j);
-                rows.push(ProjectionRow {
-                    sides,
-                    j,
-                    mb,
-                    slot: k,
-                    impulse,
-                    normal: pn,
-                    joint_row: usize::MAX,
-                    bias,
-                    driven,
-                    fixed: [0.0; 4],
-                    fixed_mb: [[0.0; 6]; 2],
-                });
-            };
+                    let (bias, driven) = self.drive_bias([Some(slot.body1), Some(slot.body2)], &j);
+                    rows.push(ProjectionRow {
+                        sides,
+                        j,
+                        mb,
+                        slot: k,
+                        impulse,
+                        normal: pn,
+                        joint_row: usize::MAX,
+                        bias,
+                        driven,
+                        fixed,
+                        fixed_mb,
+                    });
+                };
+            let unfixed = ([0.0; 4], [[0.0; 6]; 2]);
             let normal = entries(&n, &n, 0.0);
             // The block's own tangents, so that the rows' multipliers add to its impulses.
             let (t, o) = tangents::<S>(&n, &slot.block.kernel().tangent_reference());
             if sticks || friction.mu == 0.0 {
-                push(normal, normal, [1.0, 0.0, 0.0, 0.0]);
+                push(normal, normal, [1.0, 0.0, 0.0, 0.0], unfixed);
             } else {
-                // Sliding: the MCP's friction per unit normal impulse.
+                // Sliding: friction on the ellipsoid's boundary along the MCP's, `f = μ p / ‖p‖_e`
+                // per unit normal impulse, and the fixed tangential impulse `p_n f − p`, so
+                // that the whole step's friction is `(p_n + μ_n) f` on the boundary. (With
+                // `p / p_n` per unit instead, the MCP's excess over its cone, to its tolerance,
+                // grew by `1 + μ_n / p_n` when the projection added much to a small `p_n`.)
                 let fr = slot.block.kernel().friction_impulses(x);
-                let mut d = n + t * (fr[0] / pn);
-                let mut per_pn = [1.0, fr[0] / pn, 0.0, 0.0];
-                if S::DIM == 3 {
-                    d += o * (fr[1] / pn);
-                    per_pn[2] = fr[1] / pn;
-                    per_pn[3] = fr[2] / pn;
+                let axes = [friction.e_t, friction.e_o, friction.e_r];
+                let load = fr
+                    .iter()
+                    .zip(axes)
+                    .map(|(p, e)| (p / e).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let mut per_pn = [1.0, 0.0, 0.0, 0.0];
+                let mut fixed = [0.0; 4];
+                if load > 0.0 {
+                    for (c, p) in fr.iter().enumerate() {
+                        per_pn[1 + c] = friction.mu * p / load;
+                        fixed[1 + c] = pn * per_pn[1 + c] - p;
+                    }
                 }
-                push(normal, entries(&d, &n, per_pn[3]), per_pn);
+                let tangential = |w: &[f64; 4]| {
+                    let mut d = t * w[1];
+                    if S::DIM == 3 {
+                        d += o * w[2];
+                    }
+                    d
+                };
+                let wrench = entries(&tangential(&fixed), &n, fixed[3]);
+                let mut fixed_mb = [[0.0; 6]; 2];
+                for (side, entry) in sides.iter().enumerate() {
+                    if let Some((body, _)) = entry {
+                        let (inv_m, inv_i) = &inverse_mass[*body];
+                        let w = apply_inverse_mass::<S>(*inv_m, inv_i, &wrench[side][..S::DOF]);
+                        fixed_mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
+                    }
+                }
+                let d = n + tangential(&per_pn);
+                push(
+                    normal,
+                    entries(&d, &n, per_pn[3]),
+                    per_pn,
+                    (fixed, fixed_mb),
+                );
             }
             if sticks {
                 let row = entries(&t, &t, 0.0);
-                push(row, row, [0.0, 1.0, 0.0, 0.0]);
+                push(row, row, [0.0, 1.0, 0.0, 0.0], unfixed);
                 if S::DIM == 3 {
                     let row = entries(&o, &o, 0.0);
-                    push(row, row, [0.0, 0.0, 1.0, 0.0]);
+                    push(row, row, [0.0, 0.0, 1.0, 0.0], unfixed);
                     if friction.e_r > 0.0 {
                         let row = entries(&S::zero_vector(), &n, 1.0);
-                        push(row, row, [0.0, 0.0, 0.0, 1.0]);
+                        push(row, row, [0.0, 0.0, 0.0, 1.0], unfixed);
                     }
                 }
             }
