@@ -89,6 +89,24 @@ pub(in crate::stepper::implicit) struct ProjectionRow {
     fixed_mb: [[f64; 6]; 2],
 }
 
+/// `M⁻¹ bᵀ` per side of a row on `sides` (its bodies and their twists' offsets; zero on the side
+/// of a fixed body), with each body's `(1/m, I⁻¹)` from `inverse_mass`.
+fn inverse_mass_rows<S: Dynamics>(
+    sides: &[Option<(usize, usize)>; 2],
+    inverse_mass: &[(f64, [[f64; 3]; 3])],
+    b: &[[f64; 6]; 2],
+) -> [[f64; 6]; 2] {
+    let mut mb = [[0.0; 6]; 2];
+    for (side, entry) in sides.iter().enumerate() {
+        if let Some((body, _)) = entry {
+            let (inv_m, inv_i) = &inverse_mass[*body];
+            let w = apply_inverse_mass::<S>(*inv_m, inv_i, &b[side][..S::DOF]);
+            mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
+        }
+    }
+    mb
+}
+
 /// `v += scale · dv` on the bodies of `row` (`dv` per side, as `row.mb`, `dof` entries).
 fn add_to_velocity(v: &mut [f64], row: &ProjectionRow, dv: &[[f64; 6]; 2], dof: usize, scale: f64) {
     for (side, d) in row.sides.iter().zip(dv) {
@@ -877,14 +895,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                  b: [[f64; 6]; 2],
                  impulse: [f64; 4],
                  (fixed, fixed_mb): ([f64; 4], [[f64; 6]; 2])| {
-                    let mut mb = [[0.0; 6]; 2];
-                    for (side, entry) in sides.iter().enumerate() {
-                        if let Some((body, _)) = entry {
-                            let (inv_m, inv_i) = &inverse_mass[*body];
-                            let w = apply_inverse_mass::<S>(*inv_m, inv_i, &b[side][..S::DOF]);
-                            mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
-                        }
-                    }
+                    let mb = inverse_mass_rows::<S>(&sides, inverse_mass, &b);
                     let (bias, driven) = self.drive_bias([Some(slot.body1), Some(slot.body2)], &j);
                     rows.push(ProjectionRow {
                         sides,
@@ -936,14 +947,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                     d
                 };
                 let wrench = entries(&tangential(&fixed), &n, fixed[3]);
-                let mut fixed_mb = [[0.0; 6]; 2];
-                for (side, entry) in sides.iter().enumerate() {
-                    if let Some((body, _)) = entry {
-                        let (inv_m, inv_i) = &inverse_mass[*body];
-                        let w = apply_inverse_mass::<S>(*inv_m, inv_i, &wrench[side][..S::DOF]);
-                        fixed_mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
-                    }
-                }
+                let fixed_mb = inverse_mass_rows::<S>(&sides, inverse_mass, &wrench);
                 let d = n + tangential(&per_pn);
                 push(
                     normal,
@@ -996,14 +1000,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let sides = bodies.map(|b| b.and_then(|b| self.layout.range(b).map(|r| (b, r.start))));
             let (pose1, pose2) = self.joint_poses(k);
             joint.block.velocity_rows(&pose1, &pose2, |_, j| {
-                let mut mb = [[0.0; 6]; 2];
-                for (side, entry) in sides.iter().enumerate() {
-                    if let Some((body, _)) = entry {
-                        let (inv_m, inv_i) = &inverse_mass[*body];
-                        let w = apply_inverse_mass::<S>(*inv_m, inv_i, &j[side][..S::DOF]);
-                        mb[side][..S::DOF].copy_from_slice(&w[..S::DOF]);
-                    }
-                }
+                let mb = inverse_mass_rows::<S>(&sides, inverse_mass, &j);
                 let (bias, driven) = self.drive_bias(bodies, &j);
                 rows.push(ProjectionRow {
                     sides,
