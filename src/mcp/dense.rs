@@ -22,6 +22,12 @@ impl Lu {
         &mut self.a
     }
 
+    /// Grows the storage to hold an `n × n` factorisation without allocating.
+    pub fn reserve(&mut self, n: usize) {
+        self.a.reserve((n * n).saturating_sub(self.a.len()));
+        self.piv.reserve(n.saturating_sub(self.piv.len()));
+    }
+
     /// The body of [`Lu::factor`], compiled for the baseline and for AVX2.
     #[inline(always)]
     fn factor_kernel(&mut self) -> bool {

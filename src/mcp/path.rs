@@ -220,9 +220,14 @@ impl PathSolver {
             // No n × n storage in sparse mode.
             self.jac = DMatrix::zeros(0, 0);
             self.m = DMatrix::zeros(0, 0);
-        } else if self.jac.nrows() != n {
-            self.jac = DMatrix::zeros(n, n);
-            self.m = DMatrix::zeros(n, n);
+        } else {
+            if self.jac.nrows() != n {
+                reshape_square(&mut self.jac, n);
+                reshape_square(&mut self.m, n);
+            }
+            self.lu.reserve(n);
+            self.free.reserve(n.saturating_sub(self.free.len()));
+            self.pivoter.reserve_dense(n);
         }
     }
 
@@ -320,6 +325,8 @@ impl PathSolver {
             self.ordered.copy_from(&self.sjac);
         }
         self.resize(n);
+        self.memory.clear();
+        self.memory.reserve(settings.nms_memory + 1);
         self.lower.clear();
         self.lower.extend_from_slice(problem.lower_bounds());
         self.upper.clear();
@@ -898,6 +905,15 @@ impl PathSolver {
         }
         s.sqrt()
     }
+}
+
+/// Makes `m` an `n × n` zero matrix in its own storage (no allocation when a problem as large
+/// came before: contacts that come and go change `n` from step to step).
+fn reshape_square(m: &mut DMatrix<f64>, n: usize) {
+    let mut data: Vec<f64> = std::mem::replace(m, DMatrix::zeros(0, 0)).data.into();
+    data.clear();
+    data.resize(n * n, 0.0);
+    *m = DMatrix::from_vec(n, n, data);
 }
 
 #[cfg(test)]

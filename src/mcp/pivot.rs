@@ -285,6 +285,23 @@ impl Pivoter {
         self.ties.clear();
     }
 
+    /// Sizes every buffer a dense trace of an `n`-unknown problem can grow, so that traces
+    /// allocate only when a problem is larger than any before or a trace longer (the path's
+    /// breakpoints and the loop detector's keys grow with the pivots and keep their capacity).
+    pub(crate) fn reserve_dense(&mut self, n: usize) {
+        self.resize(n);
+        for v in [&mut self.zset, &mut self.wset, &mut self.ties] {
+            reserve_total(v, n);
+        }
+        reserve_total(&mut self.red, n);
+        reserve_total(&mut self.eta, REFACTOR.max(n) * n);
+        reserve_total(&mut self.eta_pos, REFACTOR.max(n));
+        self.lu.reserve(n);
+        // A path search's trace rarely pivots more than twice per unknown.
+        reserve_total(&mut self.path_s, 2 * n + 2);
+        reserve_total(&mut self.path_x, (2 * n + 2) * n);
+    }
+
     /// Bounds of a basic variable.
     fn bounds(&self, v: Var, a: &Affine) -> (f64, f64) {
         match v {
@@ -988,4 +1005,9 @@ impl Pivoter {
             self.record(a, record);
         }
     }
+}
+
+/// Grows `v`'s capacity to at least `total` elements.
+fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
+    v.reserve(total.saturating_sub(v.len()));
 }

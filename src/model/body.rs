@@ -301,8 +301,17 @@ impl<S: Dynamics> RigidBody<S> {
     /// The `DOF × DOF` mass matrix block `M = diag(m I, I_w)` at the current pose (paper's
     /// `M^ℓ`, eq. 6).
     pub fn mass_matrix(&self) -> DMatrix<f64> {
-        let (d, iw) = (S::DIM, self.world_inertia());
         let mut m = DMatrix::zeros(S::DOF, S::DOF);
+        self.write_mass_matrix(&mut m);
+        m
+    }
+
+    /// [`mass_matrix`](Self::mass_matrix) written into `m` (`DOF × DOF`), which the step
+    /// loop keeps between steps instead of allocating one per body and step.
+    pub fn write_mass_matrix(&self, m: &mut DMatrix<f64>) {
+        assert_eq!(m.shape(), (S::DOF, S::DOF), "the mass matrix is DOF × DOF");
+        let (d, iw) = (S::DIM, self.world_inertia());
+        m.fill(0.0);
         for i in 0..d {
             m[(i, i)] = self.mass;
         }
@@ -311,7 +320,6 @@ impl<S: Dynamics> RigidBody<S> {
                 m[(d + i, d + j)] = iw[(i, j)];
             }
         }
-        m
     }
 
     /// `M ν = (m v, I_w ω)` for the twist `twist` at the current pose.

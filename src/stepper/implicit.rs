@@ -1934,13 +1934,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
     fn prepare(&mut self, h: f64) {
         let t = self.time;
         let gravity = self.scene.gravity;
-        self.mass.clear();
+        let moving = self.layout.len() / S::DOF;
+        self.mass
+            .resize_with(moving, || DMatrix::zeros(S::DOF, S::DOF));
         let scheme = self.scheme();
         let gyroscopic = Self::gyroscopic_weight(&self.settings);
         scheme.prepare(self);
+        let mut k = 0;
         for (b, body) in self.scene.bodies.iter().enumerate() {
             if let Some(range) = self.layout.range(b) {
-                self.mass.push(body.mass_matrix());
+                body.write_mass_matrix(&mut self.mass[k]);
+                k += 1;
                 let mut p = body.free_momentum(&gravity, t, h);
                 if gyroscopic > 0.0 {
                     // Taken at ν inside the step's rows instead (StepProblem::gyroscopic).

@@ -25,24 +25,38 @@ impl<S: Dynamics> Scheme<S> for Midpoint {
     /// momentum row weighted the smooth impulses by ½, so the end-of-step velocity is
     /// `ν + ½ M⁻¹ (h λ_app + Σ W p_ns)`, then projected onto the joints.
     fn finish(&self, st: &mut ImplicitStepper<S>, _h: f64) {
-        let mut smooth = st.applied.clone();
-        st.add_spring_impulses(&mut smooth);
+        // The second kick's workspace, so that the step allocates nothing once sized.
+        let mut kick = std::mem::take(&mut st.kick);
+        kick.smooth.clear();
+        kick.smooth.extend_from_slice(&st.applied);
+        st.add_spring_impulses(&mut kick.smooth);
         let mut k = 0;
         for b in 0..st.scene.bodies.len() {
             if let Some(r) = st.layout.range(b) {
                 let m: &DMatrix<f64> = &st.mass[k];
-                let rhs = DVector::from_iterator(r.len(), smooth[r.clone()].iter().copied());
-                let dv = m.clone().cholesky().map(|c| c.solve(&rhs));
-                if let Some(dv) = dv {
-                    let mut v: Vec<f64> = st.z[r.clone()].to_vec();
-                    for (i, vi) in v.iter_mut().enumerate() {
-                        *vi += 0.5 * dv[i];
-                    }
-                    st.scene.bodies[b].twist = Twist::from_slice(&v);
-                }
                 k += 1;
+                let mut a = std::mem::replace(&mut kick.body_mass, DMatrix::zeros(0, 0));
+                if a.shape() != m.shape() {
+                    a = m.clone();
+                } else {
+                    a.copy_from(m);
+                }
+                if kick.body_impulse.len() != r.len() {
+                    kick.body_impulse = DVector::zeros(r.len());
+                }
+                kick.body_impulse.copy_from_slice(&kick.smooth[r.clone()]);
+                // A singular mass matrix (none passes the scene's checks) keeps the velocity.
+                let Some(chol) = a.cholesky() else { continue };
+                chol.solve_mut(&mut kick.body_impulse);
+                kick.body_mass = chol.unpack();
+                let mut v = [0.0; 6];
+                for (i, vi) in v[..r.len()].iter_mut().enumerate() {
+                    *vi = st.z[r.start + i] + 0.5 * kick.body_impulse[i];
+                }
+                st.scene.bodies[b].twist = Twist::from_slice(&v[..r.len()]);
             }
         }
+        st.kick = kick;
         if !st.joints.is_empty() {
             st.project_onto_joints();
         }

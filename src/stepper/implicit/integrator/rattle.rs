@@ -126,6 +126,10 @@ const JOINT_ROW: usize = usize::MAX;
 pub(in crate::stepper::implicit) struct KickScratch {
     pub(super) smooth: Vec<f64>,
     pub(super) velocity: Vec<f64>,
+    /// The midpoint integrator's last half kick: a body's mass matrix, factorised in place,
+    /// and the impulse it is solved for.
+    pub(super) body_mass: DMatrix<f64>,
+    pub(super) body_impulse: DVector<f64>,
     /// `v*`, the velocity before the projection (restored if the projection added energy).
     unprojected: Vec<f64>,
     /// Per active contact, its end-of-step unit normal (NaN: quasi-rigid or none).
