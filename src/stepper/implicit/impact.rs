@@ -22,11 +22,9 @@ const CLOSING: f64 = 1e-9;
 
 impl<S: Dynamics> ImplicitStepper<S> {
     /// Moves the start of a step of `h` to the impulses that stop its closing contacts (see
-    /// the module docs). Rigid contacts under the Euler integrator only.
+    /// the module docs). Rigid contacts, under every integrator: the impulse enters each
+    /// scheme's momentum rows at full weight, so the start is as close to their solution.
     pub(super) fn predict_closing_impulses(&mut self, h: f64) {
-        if !self.scheme().predicts_closing_impulses() {
-            return;
-        }
         for &k in &self.active {
             let slot = &self.slots[k];
             if slot.block.quasi_rigid().is_some() {

@@ -14,7 +14,4 @@ impl<S: Dynamics> Scheme<S> for Euler {
     fn smooth_weight(&self) -> f64 {
         1.0
     }
-    fn predicts_closing_impulses(&self) -> bool {
-        true
-    }
 }

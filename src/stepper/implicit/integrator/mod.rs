@@ -35,11 +35,6 @@ pub(super) trait Scheme<S: Dynamics> {
     fn trapezoidal_levers(&self) -> bool {
         false
     }
-    /// Whether the start of a step may be moved to the impulses that stop its closing
-    /// contacts (`impact`): only where the MCP's impulse is the whole step's.
-    fn predicts_closing_impulses(&self) -> bool {
-        false
-    }
     /// At the start of every (sub-)step, before the warm start moves the contact points.
     fn begin_substep(&self, _stepper: &mut ImplicitStepper<S>) {}
     /// At the start of the MCP's assembly, before the momentum rows.
