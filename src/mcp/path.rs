@@ -102,6 +102,8 @@ pub struct PathSolver {
     free: Vec<usize>,
     active: Vec<i8>,
     dir: Vec<f64>,
+    /// The largest dense problem the workspaces have been sized for (see `resize`).
+    dense_reserved: usize,
 }
 
 /// Whether a solve driven step by step goes on.
@@ -225,9 +227,12 @@ impl PathSolver {
                 reshape_square(&mut self.jac, n);
                 reshape_square(&mut self.m, n);
             }
-            self.lu.reserve(n);
-            self.free.reserve(n.saturating_sub(self.free.len()));
-            self.pivoter.reserve_dense(n);
+            if n > self.dense_reserved {
+                self.dense_reserved = n;
+                self.lu.reserve(n);
+                self.free.reserve(n.saturating_sub(self.free.len()));
+                self.pivoter.reserve_dense(n);
+            }
         }
     }
 
