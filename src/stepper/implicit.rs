@@ -1740,7 +1740,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         total.accumulate(&report);
         total.status = report.status;
         total.residual = report.residual;
-        if total.converged() && self.scale_cones_left(tol) {
+        // The paper's rows pass `|p_k| ≈ √tol` on a contact without normal impulse too: such
+        // friction is removed here as in the proximal iteration, and the step solved again.
+        if total.converged() && (self.zero_unloaded_friction(tol) | self.scale_cones_left(tol)) {
             let mut problem = step_problem!(self, h);
             let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
             total.accumulate(&report);
@@ -1748,6 +1750,34 @@ impl<S: Dynamics> ImplicitStepper<S> {
             total.residual = report.residual;
         }
         total
+    }
+
+    /// Sets to zero the friction of every rigid contact whose normal impulse is zero and
+    /// whose friction exceeds `tol` in N·s (proximal terms off: the last stretch of
+    /// `solve_step`); true if there was one.
+    fn zero_unloaded_friction(&mut self, tol: f64) -> bool {
+        let mut any = false;
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            if slot.block.quasi_rigid().is_some() {
+                continue;
+            }
+            let x = slot.local(&self.z);
+            let kernel = slot.block.kernel();
+            if kernel.normal_impulse(x) > 0.0
+                || !kernel.friction_impulses(x).iter().any(|p| p.abs() > tol)
+            {
+                continue;
+            }
+            let r = kernel.friction_range();
+            let o = slot.offset;
+            self.z[o + r.start..o + r.end].fill(0.0);
+            any = true;
+        }
+        if any {
+            self.last_z.clear();
+        }
+        any
     }
 
     /// Sets to zero, with its proximal centre, the friction of every regularised contact whose
