@@ -1742,7 +1742,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
         total.residual = report.residual;
         // The paper's rows pass `|p_k| ≈ √tol` on a contact without normal impulse too: such
         // friction is removed here as in the proximal iteration, and the step solved again.
-        if total.converged() && (self.zero_unloaded_friction(tol) | self.scale_cones_left(tol)) {
+        let again = total.converged() && {
+            // Both, so that one more solve settles them all.
+            let unloaded = self.zero_unloaded_friction(tol);
+            let scaled = self.scale_cones_left(tol);
+            unloaded || scaled
+        };
+        if again {
             let mut problem = step_problem!(self, h);
             let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
             total.accumulate(&report);
