@@ -1716,7 +1716,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // `p_k σ = 0`, `−Σ p_k² ≥ 0` pass `|p_k| ≈ √tol` when `σ` is small: such friction is
             // removed and the step solved again.
             if total.residual <= tol
-                && !self.center_unloaded_friction_at_zero(tol)
+                && !self.zero_unloaded_friction(tol)
                 && !self.scale_cones_left(tol)
             {
                 return total;
@@ -1758,13 +1758,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
         total
     }
 
-    /// Sets to zero the friction of every rigid contact whose normal impulse is zero and
-    /// whose friction exceeds `tol` in N·s (proximal terms off: the last stretch of
-    /// `solve_step`); true if there was one.
+    /// Sets to zero the friction of every rigid contact whose normal impulse is zero and whose
+    /// friction impulse exceeds `tol` in N·s, and its proximal centre while the proximal terms
+    /// are on; true if there was one (the step is then solved again from there: the bodies'
+    /// momentum rows take the removed impulse back, and `p_k (σ + ε_f) = 0` keeps it at zero).
     fn zero_unloaded_friction(&mut self, tol: f64) -> bool {
         let mut any = false;
         for &k in &self.active {
-            let slot = &self.slots[k];
+            let slot = &mut self.slots[k];
             if slot.block.quasi_rigid().is_some() {
                 continue;
             }
@@ -1775,34 +1776,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
             {
                 continue;
             }
-            let r = kernel.friction_range();
-            let o = slot.offset;
-            self.z[o + r.start..o + r.end].fill(0.0);
-            any = true;
-        }
-        if any {
-            self.last_z.clear();
-        }
-        any
-    }
-
-    /// Sets to zero, with its proximal centre, the friction of every regularised contact whose
-    /// normal impulse is zero and whose friction impulse exceeds `tol` in N·s; true if there
-    /// was one (the step is then solved again from there: the bodies' momentum rows take the
-    /// removed impulse back, and `p_k (σ + ε_f) = 0` keeps it at zero).
-    fn center_unloaded_friction_at_zero(&mut self, tol: f64) -> bool {
-        let mut any = false;
-        for &k in &self.active {
-            let slot = &mut self.slots[k];
-            let mut prox = *slot.block.kernel().proximal();
-            let x = slot.local(&self.z);
-            let friction = slot.block.kernel().friction_impulses(x);
-            let loose = friction.iter().any(|p| p.abs() > tol);
-            if prox.is_off() || slot.block.kernel().normal_impulse(x) > 0.0 || !loose {
-                continue;
+            let mut prox = *kernel.proximal();
+            if !prox.is_off() {
+                let nf = kernel.friction_impulses(x).len();
+                prox.center[1..1 + nf].fill(0.0);
+                slot.block.kernel_mut().set_proximal(prox);
             }
-            prox.center[1..1 + friction.len()].fill(0.0);
-            slot.block.kernel_mut().set_proximal(prox);
             let r = slot.block.kernel().friction_range();
             self.z[slot.offset + r.start..slot.offset + r.end].fill(0.0);
             any = true;
