@@ -321,7 +321,7 @@ pub(crate) struct SparseLu {
     x: Vec<f64>,
     mark: Vec<usize>,
     stamp: usize,
-    stack: Vec<(usize, usize)>,
+    stack: Vec<(usize, usize, usize)>,
     topo: Vec<usize>,
     fresh: Vec<usize>,
     col_rows: Vec<usize>,
@@ -396,10 +396,7 @@ impl SparseLu {
                 let xr = self.x[r];
                 if xr != 0.0 {
                     let col = self.l_ptr[j]..self.l_ptr[j + 1];
-                    let x = &mut self.x;
-                    for (&i, &l) in self.l_row[col.clone()].iter().zip(&self.l_val[col]) {
-                        x[i] -= l * xr;
-                    }
+                    scatter_sub(&mut self.x, &self.l_row[col.clone()], &self.l_val[col], xr);
                 }
             }
             for t in (0..self.topo.len()).rev() {
@@ -489,19 +486,14 @@ impl SparseLu {
     /// Depth-first search from pivotal row `r` through the columns of `L`, appending pivotal
     /// rows in post-order to `topo` and unseen non-pivotal rows to `fresh`.
     fn reach(&mut self, r: usize, stamp: usize) {
+        // The current frame lives in locals; the stack holds only the frames above it.
         self.stack.clear();
-        self.stack.push((r, self.l_ptr[self.pinv[r]]));
-        while let Some(&mut (row, ref mut next)) = self.stack.last_mut() {
-            let j = self.pinv[row];
-            let end = if self.l_pend[j] == NONE {
-                self.l_ptr[j + 1]
-            } else {
-                self.l_pend[j]
-            };
+        let (mut row, (mut next, mut end)) = (r, self.scan_range(r));
+        loop {
             let mut child = NONE;
-            while *next < end {
-                let i = self.l_row[*next];
-                *next += 1;
+            while next < end {
+                let i = self.l_row[next];
+                next += 1;
                 if self.mark[i] != stamp {
                     self.mark[i] = stamp;
                     if self.pinv[i] == NONE {
@@ -514,12 +506,28 @@ impl SparseLu {
             }
             if child == NONE {
                 self.topo.push(row);
-                self.stack.pop();
+                match self.stack.pop() {
+                    Some(frame) => (row, next, end) = frame,
+                    None => return,
+                }
             } else {
-                let start = self.l_ptr[self.pinv[child]];
-                self.stack.push((child, start));
+                self.stack.push((row, next, end));
+                row = child;
+                (next, end) = self.scan_range(child);
             }
         }
+    }
+
+    /// The part of pivotal row `row`'s column of `L` a search scans (see `l_pend`).
+    #[inline(always)]
+    fn scan_range(&self, row: usize) -> (usize, usize) {
+        let j = self.pinv[row];
+        let end = if self.l_pend[j] == NONE {
+            self.l_ptr[j + 1]
+        } else {
+            self.l_pend[j]
+        };
+        (self.l_ptr[j], end)
     }
 
     /// Number of stored entries of `L` and `U` (fill measure).
@@ -531,15 +539,18 @@ impl SparseLu {
     /// `b ← A⁻¹ b`.
     pub fn solve(&mut self, b: &mut [f64]) {
         let n = self.n;
+        // The triangular solves index `b` without bounds checks (`scatter_sub`).
+        assert!(
+            b.len() >= n && self.work.len() >= n,
+            "right-hand side shorter than n"
+        );
         // L y = P b, by original rows; the pivot-step values go to `work`.
         for k in 0..n {
             let yk = b[self.prow[k]];
             self.work[k] = yk;
             if yk != 0.0 {
                 let col = self.l_ptr[k]..self.l_ptr[k + 1];
-                for (&i, &l) in self.l_row[col.clone()].iter().zip(&self.l_val[col]) {
-                    b[i] -= l * yk;
-                }
+                scatter_sub(b, &self.l_row[col.clone()], &self.l_val[col], yk);
             }
         }
         // U w = y, column-oriented backward substitution.
@@ -548,10 +559,12 @@ impl SparseLu {
             self.work[k] = wk;
             if wk != 0.0 {
                 let col = self.u_ptr[k]..self.u_ptr[k + 1];
-                let work = &mut self.work;
-                for (&i, &u) in self.u_idx[col.clone()].iter().zip(&self.u_val[col]) {
-                    work[i] -= u * wk;
-                }
+                scatter_sub(
+                    &mut self.work,
+                    &self.u_idx[col.clone()],
+                    &self.u_val[col],
+                    wk,
+                );
             }
         }
         for k in 0..n {
@@ -580,6 +593,20 @@ impl SparseLu {
             }
             c[self.prow[k]] = s;
         }
+    }
+}
+
+/// `x[rows[k]] −= vals[k] a` for every `k`: the inner loop of the factorisation and of the
+/// triangular solves, where a bounds check per entry costs a fifth of the loop.
+#[inline(always)]
+fn scatter_sub(x: &mut [f64], rows: &[usize], vals: &[f64], a: f64) {
+    debug_assert!(rows.iter().all(|&i| i < x.len()));
+    for (&i, &v) in rows.iter().zip(vals) {
+        // SAFETY: every index stored in the factors is below `n ≤ x.len()` (`factor` sizes its
+        // work vector to `n`, `solve` asserts it of its arguments): a row of `L` was a row of
+        // an `n × n` column (bounds-checked through `mark` when the column was read), an entry
+        // of `U` a pivot step `< n`.
+        unsafe { *x.get_unchecked_mut(i) -= v * a };
     }
 }
 
