@@ -396,7 +396,10 @@ impl SparseLu {
                 let xr = self.x[r];
                 if xr != 0.0 {
                     let col = self.l_ptr[j]..self.l_ptr[j + 1];
-                    scatter_sub(&mut self.x, &self.l_row[col.clone()], &self.l_val[col], xr);
+                    // SAFETY: `x` has length `n` (resized above); rows of `L` are below `n`.
+                    unsafe {
+                        scatter_sub(&mut self.x, &self.l_row[col.clone()], &self.l_val[col], xr)
+                    };
                 }
             }
             for t in (0..self.topo.len()).rev() {
@@ -550,7 +553,8 @@ impl SparseLu {
             self.work[k] = yk;
             if yk != 0.0 {
                 let col = self.l_ptr[k]..self.l_ptr[k + 1];
-                scatter_sub(b, &self.l_row[col.clone()], &self.l_val[col], yk);
+                // SAFETY: `b.len() ≥ n` (asserted above); rows of `L` are below `n`.
+                unsafe { scatter_sub(b, &self.l_row[col.clone()], &self.l_val[col], yk) };
             }
         }
         // U w = y, column-oriented backward substitution.
@@ -559,12 +563,15 @@ impl SparseLu {
             self.work[k] = wk;
             if wk != 0.0 {
                 let col = self.u_ptr[k]..self.u_ptr[k + 1];
-                scatter_sub(
-                    &mut self.work,
-                    &self.u_idx[col.clone()],
-                    &self.u_val[col],
-                    wk,
-                );
+                // SAFETY: `work.len() ≥ n` (asserted above); entries of `U` are pivot steps `< n`.
+                unsafe {
+                    scatter_sub(
+                        &mut self.work,
+                        &self.u_idx[col.clone()],
+                        &self.u_val[col],
+                        wk,
+                    )
+                };
             }
         }
         for k in 0..n {
@@ -598,14 +605,18 @@ impl SparseLu {
 
 /// `x[rows[k]] −= vals[k] a` for every `k`: the inner loop of the factorisation and of the
 /// triangular solves, where a bounds check per entry costs a fifth of the loop.
+///
+/// # Safety
+///
+/// Every `rows[k]` is below `x.len()`. The factors guarantee it for `x` of length `n` or
+/// more: a row of `L` was a row of an `n × n` column (bounds-checked through `mark` when the
+/// column was read), an entry of `U` a pivot step `< n`; `factor` sizes its work vector to
+/// `n`, `solve` asserts it of its arguments.
 #[inline(always)]
-fn scatter_sub(x: &mut [f64], rows: &[usize], vals: &[f64], a: f64) {
+unsafe fn scatter_sub(x: &mut [f64], rows: &[usize], vals: &[f64], a: f64) {
     debug_assert!(rows.iter().all(|&i| i < x.len()));
     for (&i, &v) in rows.iter().zip(vals) {
-        // SAFETY: every index stored in the factors is below `n ≤ x.len()` (`factor` sizes its
-        // work vector to `n`, `solve` asserts it of its arguments): a row of `L` was a row of
-        // an `n × n` column (bounds-checked through `mark` when the column was read), an entry
-        // of `U` a pivot step `< n`.
+        // SAFETY: `i < x.len()` by the function's contract.
         unsafe { *x.get_unchecked_mut(i) -= v * a };
     }
 }
