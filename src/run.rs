@@ -521,14 +521,7 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
         if let Some(solver) = &mut files.solver
             && (write || !report.converged)
         {
-            solver.write_row(
-                step,
-                stepper.time(),
-                &solve,
-                report.retries,
-                report.wall_time.as_secs_f64(),
-                report.energy_projection,
-            )?;
+            solver.write_row(step, stepper.time(), &solve, &report)?;
         }
         if !report.converged {
             // No wall time in the reason (see "Reproducible summaries").

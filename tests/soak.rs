@@ -259,33 +259,92 @@ fn a_contact_the_projection_lets_slide_keeps_its_friction_in_the_cone() {
 /// is refused and halved. Seeds 491 (3D, an ellipsoid and a superellipsoid, RATTLE, μ = 0) and
 /// 99 (2D, eight bodies, Euler, μ = 0) wrote +83 % and +28 % of their peak kinetic energy at
 /// single steps; now both run to their end within 1e-6 of it (measured 1.1e-7 and a loss).
-/// Seed 62 (one rectangle landing on a corner, RATTLE, μ = 0) gained 25 %; its halved steps do
-/// not converge either (a geometric transition the stepper does not yet resolve, issue 15),
-/// so it now stops with a reported failure, having written no energy. Seed 17 (a rectangle,
-/// RATTLE, μ = 0.02) gains 2 % of its peak kinetic energy at step 46 whatever the halving (a
-/// face landing on one contact point, issue 16): the run stops there and says so.
 #[test]
 fn a_step_that_creates_energy_is_refused_and_halved() {
     use implicit_contact::study::soak::run_seed;
-    let out = run_seed(17, Duration::from_secs(60));
-    match &out.outcome {
-        Outcome::Failed { step, reason } => {
-            assert_eq!(*step, 46);
-            assert!(reason.contains("created"), "{reason}");
-        }
-        other => panic!("seed 17: {other:?}"),
-    }
-    for seed in [491, 99, 62] {
+    for seed in [491, 99] {
         let out = run_seed(seed, Duration::from_secs(60));
+        assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
         assert!(
             out.energy_created_relative <= 1e-6,
             "seed {seed}: energy created {:e} of the peak kinetic energy",
             out.energy_created_relative
         );
-        if seed != 62 {
-            assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
+    }
+}
+
+/// RATTLE's second kick turns the contact impulses to their start-of-step directions; where the
+/// contact point jumps within the step that turn is not small. Seed 62 (a 0.98 × 0.12 m plank
+/// spinning at −3.8 rad/s, μ = 0) lands flat at step 33: the contact point goes from one corner
+/// to 0.66 m along the face, and the turned impulse gained 43 % of the kinetic energy at every
+/// halving, so the run stopped there; seed 17 (a rectangle, μ = 0.02) likewise gained 2 % at
+/// step 46. Such a sub-step now keeps its impulses along the end-of-step directions, the step
+/// says so (`first_order_substeps`), and both run to their end without creating energy (the soak's law:
+/// 1e-6 of the peak kinetic energy).
+#[test]
+fn a_flat_landing_under_rattle_keeps_its_impulse_where_it_acted() {
+    use implicit_contact::stepper::ImplicitStepper;
+    use implicit_contact::study::soak::run_seed;
+    for seed in [62, 17] {
+        let out = run_seed(seed, Duration::from_secs(60));
+        assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
+        assert!(
+            out.energy_created_relative <= 1e-6,
+            "seed {seed}: energy created {:e} of the peak kinetic energy",
+            out.energy_created_relative
+        );
+    }
+    let rs = random_scene(62);
+    assert_eq!(rs.settings.integrator, Integrator::Rattle);
+    let AnyScene::Planar(scene) = rs.scene else {
+        panic!("seed 62 is planar")
+    };
+    let mut stepper = ImplicitStepper::new(scene, rs.settings).unwrap();
+    let mut kicked = Vec::new();
+    for step in 0..40 {
+        let report = stepper.step();
+        assert!(report.converged, "step {step}: {:?}", report.failure);
+        if report.first_order_substeps > 0 {
+            kicked.push(step);
         }
     }
+    // The landing, and no step before it (the corner impact at step 27 keeps RATTLE's kick).
+    assert_eq!(kicked.first(), Some(&33), "{kicked:?}");
+}
+
+/// A polygon landing on a face while it spins: its contact point jumps from a corner to the
+/// far side of the face within the step, and from the warm start (the last step's points
+/// extrapolated, its impulses) the path search stalled at residual 6e-4 at every halving — soak
+/// seeds 235 (a rhombus, Euler, μ = 1.47, step 65) and 239 (a rectangle, RATTLE, μ = 1.16,
+/// step 20). The sub-step is now solved again from a cold start before it is halved, and
+/// both run to their end within the laws, the step reporting its cold start.
+#[test]
+fn a_polygon_landing_on_a_face_is_solved_from_a_cold_start() {
+    use implicit_contact::stepper::ImplicitStepper;
+    use implicit_contact::study::soak::run_seed;
+    for seed in [235, 239] {
+        let out = run_seed(seed, Duration::from_secs(60));
+        assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
+        assert!(
+            law_violations(&out, &Tolerances::default()).is_empty(),
+            "seed {seed}: {:?}",
+            law_violations(&out, &Tolerances::default())
+        );
+    }
+    let rs = random_scene(239);
+    let AnyScene::Planar(scene) = rs.scene else {
+        panic!("seed 239 is planar")
+    };
+    let mut stepper = ImplicitStepper::new(scene, rs.settings).unwrap();
+    let mut cold = Vec::new();
+    for step in 0..30 {
+        let report = stepper.step();
+        assert!(report.converged, "step {step}: {:?}", report.failure);
+        if report.cold_starts > 0 {
+            cold.push(step);
+        }
+    }
+    assert_eq!(cold, [20], "steps solved again from a cold start");
 }
 
 /// A step the path search cannot solve whole is halved before the dense fallbacks are tried:
@@ -295,8 +354,10 @@ fn a_step_that_creates_energy_is_refused_and_halved() {
 /// ran at every depth: 8 973 function evaluations, 17 s of dense QR. Since contacts between
 /// intersections leave their multipliers' square out of the sparse pattern, the elimination
 /// order there differs in rounding and that step fails at every depth, the fallbacks included:
-/// issue 15's open robustness, listed in the README.) A count, not a time: the bound is 4×
-/// the measurement.
+/// issue 15's open robustness, listed in the README.) Since a sub-step the warm start does not
+/// solve is solved again from a cold start before it is halved, step 99 is solved that way,
+/// whole (37 Newton iterations after the warm attempt's), and still without a fallback. A
+/// count, not a time: the bound is 4× the first measurement.
 #[test]
 fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     use implicit_contact::mcp::SolverKind;
@@ -312,7 +373,11 @@ fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     }
     let report = stepper.step();
     assert!(report.converged, "step 99: {}", report.solve);
-    assert!(report.retries > 0, "step 99 was halved: {}", report.solve);
+    assert!(
+        report.retries > 0 || report.cold_starts > 0,
+        "step 99 was halved or started cold: {}",
+        report.solve
+    );
     // The report's solve is the last sub-step's; the iterations are the whole step's.
     assert_eq!(
         report.solve.solver,

@@ -2,12 +2,14 @@
 //! run's files; the contract's three files are unchanged):
 //! `step, t, status, solver, newton_iterations, crash_iterations, pivots,
 //! function_evaluations, jacobian_evaluations, restarts, retries, residual, wall_time_s,
-//! energy_projection_j` (the last: the kinetic energy RATTLE's energy projection changed in the
-//! step, 0 otherwise).
+//! energy_projection_j, first_order_substeps, cold_starts` (the kinetic energy RATTLE's energy
+//! projection changed in the step, 0 otherwise; the sub-steps RATTLE took first order and the
+//! sub-steps solved again from a cold start, [`crate::stepper::StepReport`]).
 
 use super::OutputError;
 use super::format::{CsvFile, push_f64, push_text};
 use crate::mcp::SolveReport;
+use crate::stepper::StepReport;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -15,7 +17,7 @@ use std::path::PathBuf;
 pub const SOLVER_FILE: &str = "solver.csv";
 
 /// The columns of `solver.csv`.
-pub const SOLVER_COLUMNS: [&str; 14] = [
+pub const SOLVER_COLUMNS: [&str; 16] = [
     "step",
     "t",
     "status",
@@ -30,6 +32,8 @@ pub const SOLVER_COLUMNS: [&str; 14] = [
     "residual",
     "wall_time_s",
     "energy_projection_j",
+    "first_order_substeps",
+    "cold_starts",
 ];
 
 /// Streams `solver.csv`.
@@ -48,17 +52,14 @@ impl SolverLogWriter {
     }
 
     /// Writes the row of step `step` ending at time `t`: `report` is the step's solve (its
-    /// counts over all attempts when the step was halved `retries` times), `wall_time_s` the
-    /// step's wall time in seconds, `energy_projection` the step's
-    /// [`crate::stepper::StepReport::energy_projection`].
+    /// counts over all attempts when the step was halved), `step_report` the step's (its
+    /// halvings, wall time, energy projection, first-order sub-steps and cold starts).
     pub fn write_row(
         &mut self,
         step: usize,
         t: f64,
         report: &SolveReport,
-        retries: usize,
-        wall_time_s: f64,
-        energy_projection: f64,
+        step_report: &StepReport,
     ) -> Result<(), OutputError> {
         let line = &mut self.csv.line;
         let _ = write!(line, "{step},");
@@ -76,13 +77,18 @@ impl SolverLogWriter {
             report.function_evaluations,
             report.jacobian_evaluations,
             report.restarts,
-            retries
+            step_report.retries
         );
         push_f64(line, report.residual);
         line.push(',');
-        push_f64(line, wall_time_s);
+        push_f64(line, step_report.wall_time.as_secs_f64());
         line.push(',');
-        push_f64(line, energy_projection);
+        push_f64(line, step_report.energy_projection);
+        let _ = write!(
+            line,
+            ",{},{}",
+            step_report.first_order_substeps, step_report.cold_starts
+        );
         line.push('\n');
         self.csv.write_line()
     }
@@ -121,7 +127,13 @@ mod tests {
         r.major_iterations = 3;
         r.pivots = 5;
         r.residual = 1.25e-11;
-        w.write_row(7, 0.07, &r, 1, 2.5e-5, -1.5e-7).unwrap();
+        let mut step = StepReport::new(SolverKind::PathSearch);
+        step.retries = 1;
+        step.wall_time = std::time::Duration::from_micros(25);
+        step.energy_projection = -1.5e-7;
+        step.first_order_substeps = 2;
+        step.cold_starts = 3;
+        w.write_row(7, 0.07, &r, &step).unwrap();
         w.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
@@ -133,7 +145,10 @@ mod tests {
         assert_eq!(row[10], "1");
         // Shortest round-trip formatting: the residual reads back to the same bits.
         assert_eq!(row[11].parse::<f64>().unwrap(), 1.25e-11);
+        assert_eq!(row[12].parse::<f64>().unwrap(), 2.5e-5);
         assert_eq!(row[13].parse::<f64>().unwrap(), -1.5e-7);
+        assert_eq!(row[14], "2");
+        assert_eq!(row[15], "3");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

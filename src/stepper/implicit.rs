@@ -488,6 +488,13 @@ pub struct ImplicitStepper<S: Dynamics> {
     projected: Vec<[f64; 4]>,
     /// The energy the energy projection changed in the current step (J).
     energy_projected: f64,
+    /// RATTLE: the current sub-step takes its contacts' terms at the end of the step — the
+    /// slip rows' lever `a⁺ − c⁺` and the second kick's impulse directions `W(q⁺)` — instead
+    /// of from the start-of-step points (set while a sub-step RATTLE's own terms failed is
+    /// redone, see [`Self::attempt_step`]).
+    first_order: bool,
+    /// Sub-steps of the current step taken with [`Self::first_order`].
+    first_order_substeps: usize,
     /// Residual scratch of the proximal iteration's check.
     scratch: Vec<f64>,
     /// When the step was halved: per contact slot, the sum over its sub-steps of the
@@ -575,6 +582,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             kick: Default::default(),
             projected: Vec::new(),
             energy_projected: 0.0,
+            first_order: false,
+            first_order_substeps: 0,
             scratch: Vec::new(),
             halved_sum: Vec::new(),
             halved: false,
@@ -1324,6 +1333,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.snapshot_z.clear();
         self.snapshot_z.extend_from_slice(&self.z);
         self.energy_projected = 0.0;
+        self.first_order_substeps = 0;
         self.halved = false;
         self.drive_actuation.clear();
         self.kick.loaded_at_step.clone_from(&self.kick.loaded);
@@ -1341,6 +1351,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             self.time = time;
             self.energy_projected = 0.0;
+            self.first_order_substeps = 0;
             self.halved = false;
             self.drive_actuation.clear();
             self.kick.loaded.clone_from(&self.kick.loaded_at_step);
@@ -1369,6 +1380,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.time = self.steps as f64 * h;
         }
         report.energy_projection = self.energy_projected;
+        report.first_order_substeps = self.first_order_substeps;
         report.wall_time = start.elapsed();
         report
     }
@@ -1393,19 +1405,32 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let slot = &self.slots[k];
             self.start_pairs.extend_from_slice(slot.points(&self.z));
         }
-        // On the start-of-step points, before they are extrapolated to the step's end.
-        self.predict_closing_impulses(h);
-        if depth == 0 {
-            self.store_points();
-            self.predict_points();
-            self.predict_layers();
-        }
+        self.start_guess(h, depth);
         // The fallback solvers (dense, each iteration an n × n factorisation) only at the last
         // halving depth: a step the path search cannot solve is most often solved by the path
         // search in halves, for a fraction of their cost (`tests/soak.rs`).
         let fallbacks = depth >= self.settings.max_halvings;
-        let solve = self.solve_step(h, fallbacks);
+        let mut solve = self.solve_step(h, fallbacks);
         report.newton_iterations += solve.major_iterations;
+        // A sub-step that does not solve from the warm start (the last step's points
+        // extrapolated, its impulses) is solved once more from a cold one before it is halved:
+        // each rigid contact as if it entered now (closest points at the start poses, zero
+        // impulse, then the impulse that stops it if it closes). The warm start assumes smooth
+        // motion; where a contact point jumps within the step (a spinning rectangle or rhombus
+        // landing on a face, the point going from a corner to the far side of the face) it
+        // starts the solver where it stalls, and the halves stall likewise (soak seeds 235 and
+        // 239 failed at every halving; from the cold start they solve at once or in halves).
+        // Under RATTLE the retry is also first order: its slip rows' trapezoidal lever, the mean
+        // of the start- and end-of-step points, is no point of a contact that jumped.
+        if !solve.converged() {
+            self.z.copy_from_slice(&saved);
+            self.cold_start_contacts();
+            self.predict_closing_impulses(h);
+            self.first_order = self.settings.integrator == crate::model::Integrator::Rattle;
+            solve = self.solve_step(h, fallbacks);
+            report.newton_iterations += solve.major_iterations;
+            report.cold_starts += 1;
+        }
         // A solution that carried a body through another within the step also satisfies the
         // end-of-step conditions (separated again, the normal reversed): it is refused, and
         // the halving takes smaller steps.
@@ -1417,6 +1442,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         } else {
             None
         };
+        if converged && refused.is_none() {
+            self.first_order_substeps += usize::from(self.first_order);
+        }
+        self.first_order = false;
         if converged && refused.is_none() {
             let nv = self.layout.len();
             // After the end of the sub-step: under RATTLE its projection's impulses are part
@@ -1468,6 +1497,34 @@ impl<S: Dynamics> ImplicitStepper<S> {
         (false, residual)
     }
 
+    /// Puts every rigid contact's unknowns in `z` where a contact entering now starts:
+    /// closest points and multipliers at the current poses, zero impulses. A contact whose
+    /// closest points cannot be computed, and a quasi-rigid one (its layer's start belongs to
+    /// the layer's history), keeps its values.
+    fn cold_start_contacts(&mut self) {
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            if slot.block.quasi_rigid().is_some() {
+                continue;
+            }
+            if let Ok(x) = Self::initial_guess(&self.scene, slot) {
+                self.z[slot.offset..slot.offset + x.len()].copy_from_slice(&x);
+            }
+        }
+    }
+
+    /// The starting point of a sub-step's solve from the start-of-step `z`: closing contacts
+    /// at the impulse that stops them (on the start-of-step points), and for a whole step the
+    /// points extrapolated to its end.
+    fn start_guess(&mut self, h: f64, depth: usize) {
+        self.predict_closing_impulses(h);
+        if depth == 0 {
+            self.store_points();
+            self.predict_points();
+            self.predict_layers();
+        }
+    }
+
     /// Applies the solved sub-step (the bodies moved, the integrator's end of step) unless the
     /// scene is passive and the sub-step created energy: then the bodies are put back, the
     /// energy created and its scale returned, and the step is halved like one that did not
@@ -1499,24 +1556,44 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .extend(self.scene.bodies.iter().map(|b| (b.pose, b.twist)));
         self.substep_loaded.clone_from(&self.kick.loaded);
         let projected = self.energy_projected;
-        self.scene.advance_by(&self.z[..nv], h);
-        self.finish_quasi_step(depth == 0, h);
-        let (k1, v1) = (self.scene.kinetic_energy(), self.scene.potential_energy());
-        let (e0, e1) = (k0 + v0, k1 + v1);
-        let scale = self.peak_kinetic.max(k0).max(k1);
-        let allowed =
-            ENERGY_GAIN * scale + ENERGY_ROUNDING * (e0.abs() + e1.abs()) + self.tolerance_work(h);
-        if e1 - e0 <= allowed {
-            self.peak_kinetic = scale;
-            return None;
+        // RATTLE's second kick turns the contact impulses to their start-of-step directions
+        // W(q), the constraints' gradients where the step began. Where a contact point jumped
+        // within the step (a flat face landing: from one corner to the far side of the face),
+        // W(q) acts at the old point and the turn is no longer O(h): a spinning plank landing
+        // flat gained 43 % of its kinetic energy from it, at every halving. Such a sub-step is
+        // redone first order, the impulses left along W(q⁺) as the MCP solved them, and
+        // refused only if that creates energy too.
+        let attempts =
+            if self.settings.integrator == crate::model::Integrator::Rattle && !self.first_order {
+                2
+            } else {
+                1
+            };
+        let mut least = f64::INFINITY;
+        let mut scale = 0.0;
+        for attempt in 0..attempts {
+            self.first_order |= attempt > 0;
+            self.scene.advance_by(&self.z[..nv], h);
+            self.finish_quasi_step(depth == 0, h);
+            let (k1, v1) = (self.scene.kinetic_energy(), self.scene.potential_energy());
+            let (e0, e1) = (k0 + v0, k1 + v1);
+            scale = self.peak_kinetic.max(k0).max(k1);
+            let allowed = ENERGY_GAIN * scale
+                + ENERGY_ROUNDING * (e0.abs() + e1.abs())
+                + self.tolerance_work(h);
+            if e1 - e0 <= allowed {
+                self.peak_kinetic = scale;
+                return None;
+            }
+            least = least.min(e1 - e0);
+            for (body, (pose, twist)) in self.scene.bodies.iter_mut().zip(&self.substep_bodies) {
+                body.pose = *pose;
+                body.twist = *twist;
+            }
+            self.kick.loaded.clone_from(&self.substep_loaded);
+            self.energy_projected = projected;
         }
-        for (body, (pose, twist)) in self.scene.bodies.iter_mut().zip(&self.substep_bodies) {
-            body.pose = *pose;
-            body.twist = *twist;
-        }
-        self.kick.loaded.clone_from(&self.substep_loaded);
-        self.energy_projected = projected;
-        Some((e1 - e0, scale))
+        Some((least, scale))
     }
 
     /// The work the solve's tolerance allows over a step of `h`: each momentum row holds its
@@ -1993,7 +2070,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let slot = &mut self.slots[k];
             let d = S::DIM;
-            let levers = scheme.trapezoidal_levers().then(|| {
+            let levers = (scheme.trapezoidal_levers() && !self.first_order).then(|| {
                 let pair = &self.start_pairs[k0..k0 + 2 * d];
                 let (p1, p2) = (
                     &self.start_poses[slot.body1].position,

@@ -117,6 +117,14 @@ pub struct StepReport {
     /// The kinetic energy the RATTLE integrator's energy projection added (negative: removed)
     /// in this step, in J; zero for other integrators and steps that do work.
     pub energy_projection: f64,
+    /// Sub-steps RATTLE took first order, with its contact terms at the end of the step (the
+    /// slip rows' lever and the second kick's impulse directions), because its own did not
+    /// solve or created energy (a contact point that jumped within the step); 0 for other
+    /// integrators.
+    pub first_order_substeps: usize,
+    /// Sub-steps solved once more from a cold start (every rigid contact as if it entered
+    /// then) after the warm start did not solve them.
+    pub cold_starts: usize,
 }
 
 impl StepReport {
@@ -133,6 +141,8 @@ impl StepReport {
             redos: 0,
             wall_time: Duration::ZERO,
             energy_projection: 0.0,
+            first_order_substeps: 0,
+            cold_starts: 0,
         }
     }
 }

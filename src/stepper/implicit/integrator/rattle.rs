@@ -338,6 +338,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             let (Some(n_end), Some(n_start)) = (n_end, n_start) else {
                 continue;
             };
+            if self.first_order {
+                continue;
+            }
             let end = self.contact_wrench(k, slot.points(&self.z), pose1, pose2, n_end);
             let (s1, s2) = (&self.start_poses[b1], &self.start_poses[b2]);
             let begin = self.contact_wrench(k, start, s1, s2, n_start);
