@@ -277,3 +277,27 @@ fn a_separated_contact_carries_no_friction_after_the_last_stretch() {
     );
     assert!(worst <= 1e-9, "friction outside its cone by {worst:e} N·s");
 }
+
+/// A cone row's scale is frozen at the load it had when it was set; when the load then falls,
+/// the cone is held to the tolerance times the ratio of the two. The struck row of 50 (the
+/// suite's scene) ended step 0 with 2.2e-7 N·s of friction on a contact loaded with 3.6e-7
+/// N·s, 4e-8 N·s beyond its cone (μ = 0.5), and wrote it as converged. The law is now checked
+/// again on each solution; measured after: no contact beyond its cone by more than 1e-10
+/// N·s. The bound is ten times the solve's tolerance in N·s.
+#[test]
+fn a_cone_scaled_at_a_larger_load_is_checked_again() {
+    let scene = implicit_contact::scenes::sphere_row(50, 0.0, 1.0, 0.5).unwrap();
+    let f = scene.friction;
+    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+    let r = stepper.step();
+    assert!(r.converged, "{:?}", r.solve);
+    let worst = stepper
+        .contacts()
+        .iter()
+        .map(|c| {
+            let load = (c.friction_impulse / f.e_t).hypot(c.torsion_impulse / f.e_r);
+            load - f.mu * c.normal_impulse
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(worst <= 1e-9, "friction outside its cone by {worst:e} N·s");
+}
