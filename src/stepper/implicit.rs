@@ -1432,7 +1432,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         if !solve.converged() {
             self.z.copy_from_slice(&saved);
             self.cold_start_contacts();
-            self.predict_closing_impulses(h);
+            self.predict_closing_impulses(h, true);
             self.first_order = self.settings.integrator == Integrator::Rattle;
             solve = self.solve_step(h, fallbacks);
             report.newton_iterations += solve.major_iterations;
@@ -1524,7 +1524,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// at the impulse that stops them (on the start-of-step points), and for a whole step the
     /// points extrapolated to its end.
     fn start_guess(&mut self, h: f64, depth: usize) {
-        self.predict_closing_impulses(h);
+        self.predict_closing_impulses(h, false);
         if depth == 0 {
             self.store_points();
             self.predict_points();

@@ -12,6 +12,12 @@
 //! of approach speed per unit impulse (the contact's inverse effective mass), the contacts in
 //! order, each seeing the velocities the earlier ones left. It is only a start: the solve then
 //! finds the step's solution, friction and all.
+//!
+//! A contact at rest closes too: gravity moves a body resting on another `g h²` into it within
+//! the step, so a new contact under a resting body (the cold first step of a pyramid, a sphere
+//! of a pile landing on the ones below) starts at the impulse that holds it, `m g h` for a body
+//! on the ground. The warm start counts that velocity; the cold retry of a failed sub-step does
+//! not (a different start is what a retry is for).
 
 use super::ImplicitStepper;
 use crate::model::{Dynamics, Twist, Wrench};
@@ -24,7 +30,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Moves the start of a step of `h` to the impulses that stop its closing contacts (see
     /// the module docs). Rigid contacts, under every integrator: the impulse enters each
     /// scheme's momentum rows at full weight, so the start is as close to their solution.
-    pub(super) fn predict_closing_impulses(&mut self, h: f64) {
+    /// From a warm start the approach includes the velocity gravity adds within the step, so
+    /// a contact entering under a body at rest starts near its load; a `cold` start (the retry
+    /// of a sub-step the warm one did not solve) leaves it out, so that the retry starts from
+    /// a different point.
+    pub(super) fn predict_closing_impulses(&mut self, h: f64, cold: bool) {
         for &k in &self.active {
             let slot = &self.slots[k];
             if slot.block.quasi_rigid().is_some() {
@@ -50,12 +60,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // Per body: its twist range, lever, and the sign of `n` on it (body 2 is pushed
             // along `n`, body 1 against it).
             let sides = [(slot.body1, a1, b1, -1.0), (slot.body2, a2, b2, 1.0)];
-            // `n·(u₂ − u₁)`: negative while the bodies close.
+            // `n·(u₂ − u₁)`: negative while the bodies close; from a warm start with the
+            // velocity gravity adds over the step (a body at rest on another closes by `g h²`
+            // within it).
             let mut approach = 0.0;
             for &(b, a, body, sign) in &sides {
                 if let Some(r) = self.layout.range(b) {
                     let twist = Twist::<S>::from_slice(&self.z[r]);
                     approach += sign * S::dot(&n, &twist.point_velocity(&(a - body.pose.position)));
+                    if !cold {
+                        approach += sign * h * S::dot(&n, &self.scene.gravity);
+                    }
                 }
             }
             let closing = -(gap + h * approach);
