@@ -1449,11 +1449,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         } else {
             None
         };
-        if converged && refused.is_none() {
-            self.first_order_substeps += usize::from(self.first_order);
-        }
+        let applied = converged && refused.is_none();
+        self.first_order_substeps += usize::from(applied && self.first_order);
         self.first_order = false;
-        if converged && refused.is_none() {
+        if applied {
             let nv = self.layout.len();
             // After the end of the sub-step: under RATTLE its projection's impulses are part
             // of it (before, the previous sub-step's were summed in their place).
