@@ -10,8 +10,9 @@ use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
 /// The cold first step of the pyramid of ten spheres (502 unknowns) takes 28 major iterations
-/// and about 1 500 pivots with the default settings. With a pivot budget of 2 per variable and
-/// at most 50 pivots per linearised problem, the path search stops at that budget with the
+/// and about 1 500 pivots with the default settings. With a pivot budget of 2 per variable (no
+/// cumulative floor) and at most 50 pivots per linearised problem, the path search stops at
+/// that budget with the
 /// status `iteration limit`. The budget is checked between major iterations, and one major
 /// iteration traces at most 16 linearised problems (its proximal term grows tenfold from
 /// 1e-10 up to `proximal_max` = 1e4 while a trace is unusable), so it stops at most 16 × 50
@@ -23,6 +24,7 @@ fn the_path_search_stops_at_its_pivot_budget() {
     settings.solver.order = vec![SolverKind::PathSearch];
     settings.solver.path.pivot_budget_per_variable = 2;
     settings.solver.path.pivot_limit = 50;
+    settings.solver.path.cumulative_pivot_limit = 1;
     settings.max_halvings = 1;
     let mut stepper = ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap();
     let n = stepper.problem_size();

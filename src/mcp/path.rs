@@ -354,7 +354,7 @@ impl PathSolver {
         report: &mut SolveReport,
     ) -> Progress {
         let pivot_budget = settings
-            .pivot_limit
+            .cumulative_pivot_limit
             .max(settings.pivot_budget_per_variable.saturating_mul(self.n));
         if report.major_iterations >= settings.major_iteration_limit
             || report.pivots >= pivot_budget

@@ -34,10 +34,16 @@ pub struct PathSettings {
     pub crash_iteration_limit: usize,
     /// The crash stops once an iteration changes the active set of at most this many variables.
     pub crash_nbchange_limit: usize,
-    /// Pivots allowed in one linearised problem.
+    /// Pivots allowed in one linearised problem (PATH's `minor_iteration_limit`). A trace
+    /// that reaches it ends at its best point, and the path search goes on from there: a
+    /// Newton path that needs more breakpoints than this is most often wandering through a
+    /// near-singular linearisation (a pile's or a struck row's continuum of impulses), where
+    /// the next linearisation, at a better point, serves better.
     pub pivot_limit: usize,
-    /// Pivots allowed over the whole solve, per variable (at least `pivot_limit` in all): the
-    /// budget grows with the problem's size, never without bound.
+    /// Pivots allowed over the whole solve, at least (PATH's `cumulative_iteration_limit`).
+    pub cumulative_pivot_limit: usize,
+    /// Pivots allowed over the whole solve, per variable (at least `cumulative_pivot_limit` in
+    /// all): the budget grows with the problem's size, never without bound.
     pub pivot_budget_per_variable: usize,
     /// Number of reference merit values the non-monotone rule remembers.
     pub nms_memory: usize,
@@ -69,7 +75,8 @@ impl Default for PathSettings {
             major_iteration_limit: 500,
             crash_iteration_limit: 50,
             crash_nbchange_limit: 0,
-            pivot_limit: 10_000,
+            pivot_limit: 1_000,
+            cumulative_pivot_limit: 10_000,
             pivot_budget_per_variable: 100,
             nms_memory: 10,
             watchdog_steps: 5,
@@ -93,6 +100,11 @@ impl PathSettings {
             "must be positive",
         )?;
         check(self.pivot_limit > 0, "path.pivot_limit", "must be positive")?;
+        check(
+            self.cumulative_pivot_limit > 0,
+            "path.cumulative_pivot_limit",
+            "must be positive",
+        )?;
         check(self.nms_memory > 0, "path.nms_memory", "must be positive")?;
         check(
             self.sufficient_decrease > 0.0 && self.sufficient_decrease < 1.0,
