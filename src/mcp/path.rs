@@ -641,9 +641,24 @@ impl PathSolver {
                     self.memory.remove(0);
                 }
                 self.memory.push(self.it.merit);
-                self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
-                if self.it.eps < 1e-14 {
-                    self.it.eps = PLANS[self.it.plan].proximal_floor;
+                // The proximal term as a trust region: it falls after a step that took most of
+                // the path and grows after one that took less than a sixteenth. Near a
+                // degenerate solution (resting contacts touching at zero gap and load, where
+                // `l₁`, `p_n` and `σ` sit at their bounds with their rows at zero, and the
+                // impulses' continuum) the Newton point lies far along near-null directions,
+                // where the linearisation no longer holds: the search then accepted steps of
+                // 1e-2…1e-5 of the path for hundreds of iterations at a merit of 6.6e-10 (the
+                // cold step of the pyramid of 20: 242 iterations; with this rule, 28).
+                if tau < t_end / 16.0 {
+                    self.it.eps = (settings.proximal_initial * self.it.merit.min(1.0))
+                        .max(self.it.eps * 10.0)
+                        .max(1e-10)
+                        .min(settings.proximal_max);
+                } else {
+                    self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
+                    if self.it.eps < 1e-14 {
+                        self.it.eps = PLANS[self.it.plan].proximal_floor;
+                    }
                 }
                 if self.it.merit < self.it.best_merit {
                     self.it.best_merit = self.it.merit;
