@@ -641,14 +641,13 @@ impl PathSolver {
                     self.memory.remove(0);
                 }
                 self.memory.push(self.it.merit);
-                // The proximal term as a trust region: it falls after a step that took most of
-                // the path and grows after one that took less than a sixteenth. Near a
-                // degenerate solution (resting contacts touching at zero gap and load, where
-                // `l₁`, `p_n` and `σ` sit at their bounds with their rows at zero, and the
-                // impulses' continuum) the Newton point lies far along near-null directions,
-                // where the linearisation no longer holds: the search then accepted steps of
-                // 1e-2…1e-5 of the path for hundreds of iterations at a merit of 6.6e-10 (the
-                // cold step of the pyramid of 20: 242 iterations; with this rule, 28).
+                // The proximal term as a trust region: it falls after a step that took at least
+                // a sixteenth of the path and grows after a shorter one. Near a degenerate
+                // solution (resting contacts touching at zero gap and load, where `l₁`, `p_n`
+                // and `σ` sit at their bounds with their rows at zero, and the impulses'
+                // continuum) the Newton point lies far along near-null directions, where the
+                // linearisation no longer holds, and the search crept along tiny fractions of
+                // the path for hundreds of iterations (`tests/budgets.rs`, the pyramid of 20).
                 if tau < t_end / 16.0 {
                     self.it.eps = (settings.proximal_initial * self.it.merit.min(1.0))
                         .max(self.it.eps * 10.0)

@@ -524,8 +524,8 @@ impl<S: Dynamics> std::fmt::Debug for ImplicitStepper<S> {
 const ENERGY_GAIN: f64 = 1e-2;
 /// Solves after the last stretch of a step that may each remove unloaded friction or rescale
 /// cone rows (see [`ImplicitStepper::solve_step`]). Each is a warm re-solve, cheap against
-/// the halving that follows a refusal; the struck rows of 50 and 100 need up to ten (each
-/// solve there can leave another contact beyond its cone by more than the tolerance).
+/// the halving that follows a refusal; three were too few for the struck rows of 50 and 100,
+/// where each solve can leave another contact beyond its cone by more than the tolerance.
 const LAW_ROUNDS: usize = 10;
 /// The joints' proximal weight relative to the contacts' `α`. Along the null space of
 /// redundant joints (two hinges on one axis) only the proximal term fixes the impulses, and
