@@ -288,22 +288,9 @@ fn run_to_the_end_without_creating_energy(seeds: &[u64]) {
 /// soak's law: 1e-6 of the peak kinetic energy).
 #[test]
 fn a_flat_landing_under_rattle_keeps_its_impulse_where_it_acted() {
-    use implicit_contact::stepper::ImplicitStepper;
     run_to_the_end_without_creating_energy(&[62, 17]);
-    let rs = random_scene(62);
-    assert_eq!(rs.settings.integrator, Integrator::Rattle);
-    let AnyScene::Planar(scene) = rs.scene else {
-        panic!("seed 62 is planar")
-    };
-    let mut stepper = ImplicitStepper::new(scene, rs.settings).unwrap();
-    let mut kicked = Vec::new();
-    for step in 0..40 {
-        let report = stepper.step();
-        assert!(report.converged, "step {step}: {:?}", report.failure);
-        if report.first_order_substeps > 0 {
-            kicked.push(step);
-        }
-    }
+    assert_eq!(random_scene(62).settings.integrator, Integrator::Rattle);
+    let kicked = planar_steps_where(62, 40, |r| r.first_order_substeps > 0);
     // The landing, and no step before it (the corner impact at step 27 keeps RATTLE's kick).
     assert_eq!(kicked.first(), Some(&33), "{kicked:?}");
 }
@@ -316,7 +303,6 @@ fn a_flat_landing_under_rattle_keeps_its_impulse_where_it_acted() {
 /// both run to their end within the laws, the step reporting its cold start.
 #[test]
 fn a_polygon_landing_on_a_face_is_solved_from_a_cold_start() {
-    use implicit_contact::stepper::ImplicitStepper;
     use implicit_contact::study::soak::run_seed;
     for seed in [235, 239] {
         let out = run_seed(seed, Duration::from_secs(60));
@@ -327,20 +313,32 @@ fn a_polygon_landing_on_a_face_is_solved_from_a_cold_start() {
             law_violations(&out, &Tolerances::default())
         );
     }
-    let rs = random_scene(239);
+    let cold = planar_steps_where(239, 30, |r| r.cold_starts > 0);
+    assert_eq!(cold, [20], "steps solved again from a cold start");
+}
+
+/// Runs the planar soak scene of `seed` for `steps` steps, each converged, and returns the
+/// steps whose report satisfies `pick`.
+fn planar_steps_where(
+    seed: u64,
+    steps: usize,
+    pick: impl Fn(&implicit_contact::stepper::StepReport) -> bool,
+) -> Vec<usize> {
+    use implicit_contact::stepper::ImplicitStepper;
+    let rs = random_scene(seed);
     let AnyScene::Planar(scene) = rs.scene else {
-        panic!("seed 239 is planar")
+        panic!("seed {seed} is planar")
     };
     let mut stepper = ImplicitStepper::new(scene, rs.settings).unwrap();
-    let mut cold = Vec::new();
-    for step in 0..30 {
+    let mut picked = Vec::new();
+    for step in 0..steps {
         let report = stepper.step();
         assert!(report.converged, "step {step}: {:?}", report.failure);
-        if report.cold_starts > 0 {
-            cold.push(step);
+        if pick(&report) {
+            picked.push(step);
         }
     }
-    assert_eq!(cold, [20], "steps solved again from a cold start");
+    picked
 }
 
 /// A step the path search cannot solve whole is halved before the dense fallbacks are tried:
