@@ -87,23 +87,34 @@ fn the_pyramid_of_twenty_cold_step_does_not_creep_at_the_tolerance() {
     cold_step_solves_whole_within(4, 60);
 }
 
-/// The row of 50 spheres struck at 1 m/s (μ = 0.5): its step 1 is solved whole. Its
-/// solutions once reached the tolerance and were then refused by the law rounds after the
-/// last stretch, each re-solve leaving another contact beyond its cone by more than the
-/// tolerance; after three rounds the step was halved (21 attempts, 4303 Newton iterations,
-/// 48 s). With ten rounds and the trust-region proximal term: one attempt, 958 iterations.
+/// The row of 50 spheres struck at 1 m/s (μ = 0.5): its first impact (step 0) and the step
+/// after it are solved with at most one halving and, together, at most 2500 Newton
+/// iterations. Their solutions once reached the tolerance and were then refused by the law
+/// rounds after the last stretch, each re-solve leaving another contact beyond its cone by
+/// more than the tolerance; after three rounds the step was halved (21 attempts, 4303 Newton
+/// iterations, 48 s). With ten rounds and the trust-region proximal term: one attempt, 958
+/// iterations. Since a partial step keeps the term instead of lowering it (`mcp::path`,
+/// the soak's seeds 57 and 193), step 0 is halved once: 1772 iterations, step 1 66
+/// (measured). Deterministic counts, not times.
 #[test]
-fn the_struck_row_of_fifty_solves_its_first_impact_whole() {
+fn the_struck_row_of_fifty_solves_its_first_impact_within_one_halving() {
     let mut stepper = ImplicitStepper::new(
         sphere_row(50, 0.0, 1.0, 0.5).unwrap(),
         StepperSettings::default(),
     )
     .unwrap();
+    let mut newton = 0;
     for k in 0..2 {
         let report = stepper.step();
         assert!(report.converged, "step {k}: {}", report.solve);
-        assert_eq!(report.retries, 0, "step {k} was halved: {}", report.solve);
+        assert!(
+            report.retries <= 1,
+            "step {k} halved twice: {}",
+            report.solve
+        );
+        newton += report.newton_iterations;
     }
+    assert!(newton <= 2500, "{newton} Newton iterations");
 }
 
 /// The optional wall-time limit per solve (`solver.time_limit`) ends a solve that would run

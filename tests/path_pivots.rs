@@ -48,7 +48,8 @@ fn disc_row_with_friction_steps_take_few_pivots() {
 /// path search goes on from its best point. With 10 000 per trace (PATH's limit for the whole
 /// solve), the disc pile of 50 (1 s) had traces of thousands of pivots wandering through its
 /// near-singular steps: step 96 took 668 Newton iterations and a halving, the run 52 s. Now
-/// every step solves whole, the worst in 215 iterations (measured), the run about 14 s.
+/// every step solves whole, the worst in 390 iterations (measured; 215 while a partial step of
+/// the path search lowered its proximal term, see `mcp::path`), the run about 7 s.
 /// Deterministic counts, not times.
 #[test]
 fn a_disc_pile_steps_whole_with_pivots_limited_per_trace() {
@@ -62,7 +63,7 @@ fn a_disc_pile_steps_whole_with_pivots_limited_per_trace() {
         worst = worst.max((r.newton_iterations, k));
     }
     assert!(
-        worst.0 <= 300,
+        worst.0 <= 500,
         "worst step {}: {} Newton iterations",
         worst.1,
         worst.0

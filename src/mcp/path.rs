@@ -641,19 +641,23 @@ impl PathSolver {
                     self.memory.remove(0);
                 }
                 self.memory.push(self.it.merit);
-                // The proximal term as a trust region: it falls after a step that took at least
-                // a sixteenth of the path and grows after a shorter one. Near a degenerate
+                // The proximal term as a trust region: it grows after a step shorter than a
+                // sixteenth of the path, stays after a longer one that still fell short of the
+                // path's end, and falls after the whole path was taken. Near a degenerate
                 // solution (resting contacts touching at zero gap and load, where `l₁`, `p_n`
                 // and `σ` sit at their bounds with their rows at zero, and the impulses'
                 // continuum) the Newton point lies far along near-null directions, where the
                 // linearisation no longer holds, and the search crept along tiny fractions of
                 // the path for hundreds of iterations (`tests/budgets.rs`, the pyramid of 20).
+                // A partial step that lowered the term as a whole one does made it alternate
+                // between a level too weak and one barely strong enough, every step a short
+                // one (`tests/soak.rs`, soak seed 57).
                 if tau < t_end / 16.0 {
                     self.it.eps = (settings.proximal_initial * self.it.merit.min(1.0))
                         .max(self.it.eps * 10.0)
                         .max(1e-10)
                         .min(settings.proximal_max);
-                } else {
+                } else if tau >= t_end {
                     self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
                     if self.it.eps < 1e-14 {
                         self.it.eps = PLANS[self.it.plan].proximal_floor;
