@@ -575,9 +575,7 @@ impl PathSolver {
             if usable {
                 break t_end;
             }
-            let next = (settings.proximal_initial * self.it.merit.min(1.0))
-                .max(self.it.eps * 10.0)
-                .max(1e-10);
+            let next = self.stronger_proximal(settings);
             if next > settings.proximal_max {
                 return Some(if outcome == Outcome::Ray {
                     Status::RayTermination
@@ -653,10 +651,7 @@ impl PathSolver {
                 // between a level too weak and one barely strong enough, every step a short
                 // one (`tests/soak.rs`, soak seed 57).
                 if tau < t_end / 16.0 {
-                    self.it.eps = (settings.proximal_initial * self.it.merit.min(1.0))
-                        .max(self.it.eps * 10.0)
-                        .max(1e-10)
-                        .min(settings.proximal_max);
+                    self.it.eps = self.stronger_proximal(settings).min(settings.proximal_max);
                 } else if tau >= t_end {
                     self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
                     if self.it.eps < 1e-14 {
@@ -683,9 +678,7 @@ impl PathSolver {
                     self.watchdog_return();
                 } else {
                     // Same point: a stronger proximal term changes the path.
-                    let next = (settings.proximal_initial * self.it.merit.min(1.0))
-                        .max(self.it.eps * 10.0)
-                        .max(1e-10);
+                    let next = self.stronger_proximal(settings);
                     if next > settings.proximal_max {
                         self.restore_checkpoint();
                         return Some(Status::Stalled);
@@ -697,6 +690,14 @@ impl PathSolver {
             }
         }
         None
+    }
+
+    /// The next, stronger proximal term: tenfold the current one, at least `proximal_initial`
+    /// times the merit (capped at 1) and 1e-10; the caller compares it with `proximal_max`.
+    fn stronger_proximal(&self, settings: &PathSettings) -> f64 {
+        (settings.proximal_initial * self.it.merit.min(1.0))
+            .max(self.it.eps * 10.0)
+            .max(1e-10)
     }
 
     /// The watchdog's return: back to the checkpoint (the best point), and monotone path
