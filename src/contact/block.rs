@@ -643,7 +643,12 @@ impl<S: Space> ContactBlock<S> {
         // The normal source `g` — `∇f(a₁)`, or the unknown `ĝ` when F is an intersection — and
         // its derivative, nonzero only on the compact columns `nr` (body 1's block, or `ĝ`'s).
         let two_sided = lay.f_count > 0;
-        let (g, dg, nr) = if two_sided {
+        // `f` at `a₁` (one function): its gradient is the normal source, its value row C1.
+        let ef1 = (!two_sided).then(|| world_eval_with_pose_derivatives(&self.f, pose1, &a1s));
+        let (g, dg, nr) = if let Some(ef1) = &ef1 {
+            let g = arr::<S>(&ef1.gradient);
+            (g, gradient_rows(ef1, body1, c1, c1 + d), c1..c1 + bw)
+        } else {
             let g: Vec3 =
                 std::array::from_fn(|i| if i < d { x[lay.normal_source + i] } else { 0.0 });
             let mut dg = [ZERO_ROW; 3];
@@ -651,10 +656,6 @@ impl<S: Space> ContactBlock<S> {
                 row[cs + i] = 1.0;
             }
             (g, dg, cs..cs + d)
-        } else {
-            let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
-            let g = arr::<S>(&ef1.gradient);
-            (g, gradient_rows(&ef1, body1, c1, c1 + d), c1..c1 + bw)
         };
 
         // Normal: δn = (I − n nᵀ)/‖∇f‖ · δ∇f.
@@ -750,18 +751,17 @@ impl<S: Space> ContactBlock<S> {
             cols.scatter::<S>(jac, lay.a2 + i, &r2rows[i], 1.0);
         }
 
-        if two_sided {
-            self.two_sided_rows(&lay, x, &a1s, body1, &cols, vals, jac, shape);
-        } else {
+        if let Some(ef1) = &ef1 {
             // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
-            let ef1 = world_eval_with_pose_derivatives(&self.f, pose1, &a1s);
             vals[lay.l1] = -ef1.value;
-            let r = value_row(&ef1, body1, c1, c1 + d, -1.0);
+            let r = value_row(ef1, body1, c1, c1 + d, -1.0);
             cols.scatter::<S>(jac, lay.l1, &r, 1.0);
             let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2s);
             vals[lay.normal] = ef2.value;
             let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
             cols.scatter::<S>(jac, lay.normal, &r, 1.0);
+        } else {
+            self.two_sided_rows(&lay, x, &a1s, body1, &cols, vals, jac, shape);
         }
         let prox = &self.proximal;
         law_base[0] = vals[lay.normal];

@@ -163,7 +163,11 @@ impl McpSolver {
                 z.copy_from_slice(&self.z0);
             }
             let report = match kind {
-                SolverKind::PathSearch => self.path.solve(problem, z, tol, &self.settings.path),
+                // The first attempt starts from the checked `z`; a later one from `z0`, the same.
+                SolverKind::PathSearch => {
+                    self.path
+                        .solve_since(problem, z, tol, &self.settings.path, start, false)
+                }
                 SolverKind::FischerBurmeister => {
                     let mut settings = self.settings.fischer_burmeister.clone();
                     settings.iteration_limit = settings.iteration_limit.min(dense_budget);
@@ -186,7 +190,12 @@ impl McpSolver {
                 total.status = Status::Converged;
                 total.solver = kind;
                 total.residual = report.residual;
-                total.wall_time = start.elapsed();
+                // The path search timed itself from `start`.
+                total.wall_time = if kind == SolverKind::PathSearch {
+                    report.wall_time
+                } else {
+                    start.elapsed()
+                };
                 return total;
             }
             let r = if report.residual.is_nan() {

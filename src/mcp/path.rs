@@ -291,9 +291,29 @@ impl PathSolver {
         tolerance: f64,
         settings: &PathSettings,
     ) -> SolveReport {
-        let t0 = Instant::now();
+        self.solve_since(problem, z, tolerance, settings, Instant::now(), true)
+    }
+
+    /// [`Self::solve`] timed from `t0`, for a caller that started the clock (and, with
+    /// `check` false, has checked the input itself): the step loop reads the clock twice per
+    /// solve instead of four times.
+    pub(crate) fn solve_since<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        z: &mut [f64],
+        tolerance: f64,
+        settings: &PathSettings,
+        t0: Instant,
+        check: bool,
+    ) -> SolveReport {
         let mut report = SolveReport::new(SolverKind::PathSearch);
-        let mut progress = self.begin(problem, z, tolerance, settings, &mut report);
+        self.out.clear();
+        self.out.extend_from_slice(z);
+        self.out_residual = f64::NAN;
+        let mut progress = match check_input(problem, z).filter(|_| check) {
+            Some(status) => Progress::Done(status),
+            None => self.begin_checked(problem, z, tolerance, settings, &mut report),
+        };
         let status = loop {
             match progress {
                 Progress::Done(status) => break status,
@@ -321,6 +341,18 @@ impl PathSolver {
         if let Some(status) = check_input(problem, z) {
             return Progress::Done(status);
         }
+        self.begin_checked(problem, z, tol, settings, report)
+    }
+
+    /// [`Self::begin`] after the input was checked.
+    fn begin_checked<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        z: &[f64],
+        tol: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Progress {
         let n = problem.dim();
         self.sparse = n >= settings.sparse_threshold
             && problem.sparse_pattern(&mut self.sjac)
