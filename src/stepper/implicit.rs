@@ -43,10 +43,13 @@
 //! A pair of convex parts of two different bodies, at least one of them moving, enters the
 //! step's MCP when the [broad phase](super::broad_phase) finds it within reach of the coming
 //! step (bounding balls inflated by twice the distance the bodies sweep at their current
-//! speeds), and leaves it when it is out of twice that reach and carries no impulse; pairs with
-//! an unbounded part (a ground half-space) always take part. After every step the stepper
-//! checks that no pair left out has overlapping bounding balls at the end of the step; if one
-//! has, the step is redone with it, so a contact is never missed. Each pair keeps a stable
+//! speeds; pairs with an unbounded part, a ground half-space, always) and the distance of its
+//! parts is within that reach too, and leaves it when it is out of twice that reach, by the
+//! balls or by its last closest points, and carries no impulse (a quasi-rigid contact: by the
+//! balls only). A pair left out for its distance keeps that distance less each step's reach
+//! as a bound, and is measured again when the bound is used up. After every step the stepper
+//! checks that no other pair left out has overlapping bounding balls at the end of the step; if
+//! one has, the step is redone with it, so a contact is never missed. Each pair keeps a stable
 //! [`ContactState::id`] (the order in which pairs first entered, ties by body and part index)
 //! and its last solution, the warm start when it enters again. With
 //! [`StepperSettings::broad_phase`] off, every pair takes part for the whole run, as in the
@@ -345,6 +348,9 @@ struct Slot<S: Space> {
     x: Vec<f64>,
     /// Whether both parts are bounded (only such pairs leave the MCP).
     bounded: bool,
+    /// Out of the MCP: a lower bound on the distance of the parts (their distance when it
+    /// was last computed, less the reach of every step since). 0: unknown.
+    clearance: f64,
     /// The pair of parts, as the broad phase names it.
     pair: PairKey,
     /// For block entry `(r, c)` at `c · total + r`, its position in the sparse Jacobian's
@@ -430,6 +436,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     slot_of: BTreeMap<PairKey, usize>,
     broad: BroadPhase,
     missed: Vec<PairKey>,
+    /// Scratch: whether each active contact is out of twice its reach (`update_contacts`).
+    far: Vec<bool>,
     /// The start-of-step state, for redoing a step.
     snapshot: Vec<(Pose<S>, Twist<S>)>,
     snapshot_z: Vec<f64>,
@@ -562,6 +570,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             slot_of: BTreeMap::new(),
             broad: BroadPhase::default(),
             missed: Vec::new(),
+            far: Vec::new(),
             snapshot: Vec::new(),
             snapshot_z: Vec::new(),
             substep_bodies: Vec::new(),
@@ -666,23 +675,34 @@ impl<S: Dynamics> ImplicitStepper<S> {
             broad.query(&self.scene, |b, r, arm| self.sweep(b, r, arm, h, 2.0));
             let keep = &broad.pairs;
             let before = self.active.len();
+            let mut far = std::mem::take(&mut self.far);
+            far.clear();
+            for &k in &self.active {
+                let slot = &self.slots[k];
+                far.push(self.gated(slot) && self.gap_now(slot) > self.pair_reach(k, h, 2.0));
+            }
             let (z, slots) = (&self.z, &self.slots);
+            let mut i = 0;
             self.active.retain(|&k| {
                 let slot = &slots[k];
-                !slot.bounded
-                    || keep.binary_search(&slot.pair).is_ok()
-                    || slot.block.normal_impulse(slot.local(z)) > 0.0
+                let out_of_reach = far[i];
+                i += 1;
+                let in_broad = !slot.bounded || keep.binary_search(&slot.pair).is_ok();
+                (in_broad && !out_of_reach) || slot.block.normal_impulse(slot.local(z)) > 0.0
             });
+            self.far = far;
             changed |= self.active.len() != before;
             self.broad = broad;
         }
         let mut broad = std::mem::take(&mut self.broad);
+        let mut result = Ok(());
         if all {
             self.all_pairs(&mut broad.pairs);
         } else {
             broad.query(&self.scene, |b, r, arm| self.sweep(b, r, arm, h, 1.0));
+            result = self.keep_within_reach(&mut broad.pairs, h);
         }
-        let result = self.enter(&broad.pairs, &mut changed);
+        let result = result.and_then(|()| self.enter(&broad.pairs, &mut changed));
         self.broad = broad;
         result?;
         if changed {
@@ -713,23 +733,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Adds the given pairs (sorted) to the step's contacts; new pairs get the next ids.
     fn enter(&mut self, pairs: &[PairKey], changed: &mut bool) -> Result<(), StepperError> {
         for &pair in pairs {
-            let k = match self.slot_of.get(&pair) {
-                Some(&k) => {
-                    if self.active.binary_search(&k).is_ok() {
-                        continue;
-                    }
-                    k
-                }
-                None => {
-                    let k = self.slots.len();
-                    let (i, pi, j, pj) = pair;
-                    let mut slot = Self::candidate(&self.scene, i, pi, j, pj, k)?;
-                    quasi::attach(&self.scene, &mut slot, self.settings.integrator)?;
-                    self.slots.push(slot);
-                    self.slot_of.insert(pair, k);
-                    k
-                }
-            };
+            let k = self.slot_for(pair)?;
+            if self.active.binary_search(&k).is_ok() {
+                continue;
+            }
             // Entering (again): closest points from the current poses, the layer undeflected
             // at that distance.
             let mut x = Self::initial_guess(&self.scene, &self.slots[k])?;
@@ -740,6 +747,93 @@ impl<S: Dynamics> ImplicitStepper<S> {
             *changed = true;
         }
         Ok(())
+    }
+
+    /// The slot of a pair of parts, made (with the next id) when the pair is first met.
+    fn slot_for(&mut self, pair: PairKey) -> Result<usize, StepperError> {
+        if let Some(&k) = self.slot_of.get(&pair) {
+            return Ok(k);
+        }
+        let k = self.slots.len();
+        let (i, pi, j, pj) = pair;
+        let mut slot = Self::candidate(&self.scene, i, pi, j, pj, k)?;
+        quasi::attach(&self.scene, &mut slot, self.settings.integrator)?;
+        self.slots.push(slot);
+        self.slot_of.insert(pair, k);
+        Ok(k)
+    }
+
+    /// Removes from the broad phase's `pairs` the bounded pairs out of the MCP whose parts
+    /// are farther apart than their reach in a step of `h`. Bounding balls are coarse for
+    /// long or flat parts (a ground that is a superellipse or a box reaches every body above
+    /// it), and a block of two parts far apart is not only useless but hard: the closest
+    /// points of flat sides facing each other are barely unique. The distance is computed
+    /// when the clearance known from an earlier one is used up.
+    fn keep_within_reach(&mut self, pairs: &mut Vec<PairKey>, h: f64) -> Result<(), StepperError> {
+        let mut kept = 0;
+        for i in 0..pairs.len() {
+            let pair = pairs[i];
+            let k = self.slot_for(pair)?;
+            let within = if !self.gated(&self.slots[k]) || self.active.binary_search(&k).is_ok() {
+                true
+            } else {
+                let reach = self.pair_reach(k, h, 1.0);
+                if self.slots[k].clearance > reach {
+                    self.slots[k].clearance -= reach;
+                    false
+                } else {
+                    let x = Self::initial_guess(&self.scene, &self.slots[k])?;
+                    let kernel = self.slots[k].block.kernel();
+                    let gap = distance(kernel.a1(&x), kernel.a2(&x));
+                    let within = gap <= reach;
+                    self.slots[k].clearance = if within { 0.0 } else { gap - reach };
+                    within
+                }
+            };
+            if within {
+                pairs[kept] = pair;
+                kept += 1;
+            }
+        }
+        pairs.truncate(kept);
+        Ok(())
+    }
+
+    /// Whether the distance decides when contact `slot` takes part: rigid contacts (a
+    /// compliant layer keeps its state only inside the MCP).
+    fn gated(&self, slot: &Slot<S>) -> bool {
+        slot.block.quasi_rigid().is_none()
+    }
+
+    /// How far the parts of contact `k` may approach each other in a step of `h`: the sum of
+    /// their bodies' sweeps (see `sweep`) for the parts' bounding balls, times `scale`; a
+    /// fixed body does not move, an unbounded part of a moving one reaches everything.
+    fn pair_reach(&self, k: usize, h: f64, scale: f64) -> f64 {
+        let (i, pi, j, pj) = self.slots[k].pair;
+        [(i, pi), (j, pj)]
+            .iter()
+            .map(|&(b, p)| {
+                let body = &self.scene.bodies[b];
+                let part = &body.shape.parts()[p];
+                if body.fixed && !body.driven {
+                    return 0.0;
+                }
+                match (part.interior_point(), part.bounding_radius()) {
+                    (Some(c), Some(r)) => {
+                        let arm = S::norm(&(body.pose.transform_point(&c) - body.pose.position));
+                        self.sweep(b, r, arm, h, scale)
+                    }
+                    _ => f64::INFINITY,
+                }
+            })
+            .sum()
+    }
+
+    /// The distance of contact `slot`'s closest points in `z` (its last solution).
+    fn gap_now(&self, slot: &Slot<S>) -> f64 {
+        let x = slot.local(&self.z);
+        let kernel = slot.block.kernel();
+        distance(kernel.a1(x), kernel.a2(x))
     }
 
     /// Lays out `z` anew for the current contact set: twists, then each contact's local
@@ -856,10 +950,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut broad = std::mem::take(&mut self.broad);
         broad.query(&self.scene, |_, _, _| 0.0);
         for pair in &broad.pairs {
-            let out = self
-                .slot_of
-                .get(pair)
-                .is_none_or(|k| self.active.binary_search(k).is_err());
+            // A pair left out for its distance was out of reach for the whole step.
+            let out = self.slot_of.get(pair).is_none_or(|&k| {
+                self.active.binary_search(&k).is_err() && self.slots[k].clearance <= 0.0
+            });
             if out {
                 self.missed.push(*pair);
             }
@@ -908,6 +1002,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             offset: NO_ENTRY,
             eval,
             bounded,
+            clearance: 0.0,
             positions: Vec::new(),
             pair: (i, pi, j, pj),
         })
@@ -2400,6 +2495,15 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
                 .add_sparse(values, &support.positions);
         }
     }
+}
+
+/// The Euclidean distance of two points given by their coordinates.
+fn distance(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| (p - q) * (p - q))
+        .sum::<f64>()
+        .sqrt()
 }
 
 #[cfg(test)]
