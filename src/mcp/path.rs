@@ -307,13 +307,7 @@ impl PathSolver {
         check: bool,
     ) -> SolveReport {
         let mut report = SolveReport::new(SolverKind::PathSearch);
-        self.out.clear();
-        self.out.extend_from_slice(z);
-        self.out_residual = f64::NAN;
-        let mut progress = match check_input(problem, z).filter(|_| check) {
-            Some(status) => Progress::Done(status),
-            None => self.begin_checked(problem, z, tolerance, settings, &mut report),
-        };
+        let mut progress = self.start(problem, z, tolerance, settings, &mut report, check);
         let status = loop {
             match progress {
                 Progress::Done(status) => break status,
@@ -335,24 +329,25 @@ impl PathSolver {
         settings: &PathSettings,
         report: &mut SolveReport,
     ) -> Progress {
-        self.out.clear();
-        self.out.extend_from_slice(z);
-        self.out_residual = f64::NAN;
-        if let Some(status) = check_input(problem, z) {
-            return Progress::Done(status);
-        }
-        self.begin_checked(problem, z, tol, settings, report)
+        self.start(problem, z, tol, settings, report, true)
     }
 
-    /// [`Self::begin`] after the input was checked.
-    fn begin_checked<P: McpProblem + ?Sized>(
+    /// [`Self::begin`], checking the input only if `check`.
+    fn start<P: McpProblem + ?Sized>(
         &mut self,
         problem: &mut P,
         z: &[f64],
         tol: f64,
         settings: &PathSettings,
         report: &mut SolveReport,
+        check: bool,
     ) -> Progress {
+        self.out.clear();
+        self.out.extend_from_slice(z);
+        self.out_residual = f64::NAN;
+        if check && let Some(status) = check_input(problem, z) {
+            return Progress::Done(status);
+        }
         let n = problem.dim();
         self.sparse = n >= settings.sparse_threshold
             && problem.sparse_pattern(&mut self.sjac)

@@ -349,8 +349,10 @@ struct Slot<S: Space> {
     /// Whether both parts are bounded (only such pairs leave the MCP).
     bounded: bool,
     /// Out of the MCP: a lower bound on the distance of the parts (their distance when it
-    /// was last computed, less the reach of every step since). 0: unknown.
+    /// was last computed, less the reach of every step since), valid while `clearance_round`
+    /// is the stepper's current `reach_round`. 0: unknown.
     clearance: f64,
+    clearance_round: u64,
     /// The pair of parts, as the broad phase names it.
     pair: PairKey,
     /// For block entry `(r, c)` at `c · total + r`, its position in the sparse Jacobian's
@@ -438,6 +440,9 @@ pub struct ImplicitStepper<S: Dynamics> {
     missed: Vec<PairKey>,
     /// Scratch: whether each active contact is out of twice its reach (`update_contacts`).
     far: Vec<bool>,
+    /// Number of contact updates so far: a pair's clearance holds only if it was renewed in
+    /// the current one (a pair the broad phase skipped in between was not followed).
+    reach_round: u64,
     /// The start-of-step state, for redoing a step.
     snapshot: Vec<(Pose<S>, Twist<S>)>,
     snapshot_z: Vec<f64>,
@@ -571,6 +576,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             broad: BroadPhase::default(),
             missed: Vec::new(),
             far: Vec::new(),
+            reach_round: 0,
             snapshot: Vec::new(),
             snapshot_z: Vec::new(),
             substep_bodies: Vec::new(),
@@ -763,13 +769,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
         Ok(k)
     }
 
-    /// Removes from the broad phase's `pairs` the bounded pairs out of the MCP whose parts
-    /// are farther apart than their reach in a step of `h`. Bounding balls are coarse for
-    /// long or flat parts (a ground that is a superellipse or a box reaches every body above
-    /// it), and a block of two parts far apart is not only useless but hard: the closest
-    /// points of flat sides facing each other are barely unique. The distance is computed
-    /// when the clearance known from an earlier one is used up.
+    /// Removes from the broad phase's `pairs` the rigid pairs out of the MCP whose parts are
+    /// farther apart than their reach in a step of `h`. Bounding balls are coarse for long or
+    /// flat parts, and an unbounded ground reaches every body above it; a block of two parts
+    /// far apart is not only useless but hard: the closest points of flat sides facing each
+    /// other are barely unique. The distance is computed when the clearance known from an
+    /// earlier one is used up or was not followed through the last update.
     fn keep_within_reach(&mut self, pairs: &mut Vec<PairKey>, h: f64) -> Result<(), StepperError> {
+        self.reach_round += 1;
+        let round = self.reach_round;
         let mut kept = 0;
         for i in 0..pairs.len() {
             let pair = pairs[i];
@@ -778,17 +786,23 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 true
             } else {
                 let reach = self.pair_reach(k, h, 1.0);
-                if self.slots[k].clearance > reach {
-                    self.slots[k].clearance -= reach;
-                    false
+                let slot = &self.slots[k];
+                let known = if slot.clearance_round + 1 == round {
+                    slot.clearance
                 } else {
-                    let x = Self::initial_guess(&self.scene, &self.slots[k])?;
-                    let kernel = self.slots[k].block.kernel();
-                    let gap = distance(kernel.a1(&x), kernel.a2(&x));
-                    let within = gap <= reach;
-                    self.slots[k].clearance = if within { 0.0 } else { gap - reach };
-                    within
-                }
+                    0.0
+                };
+                let clearance = if known > reach {
+                    known - reach
+                } else {
+                    let x = Self::initial_guess(&self.scene, slot)?;
+                    let kernel = slot.block.kernel();
+                    (distance(kernel.a1(&x), kernel.a2(&x)) - reach).max(0.0)
+                };
+                let slot = &mut self.slots[k];
+                slot.clearance = clearance;
+                slot.clearance_round = round;
+                clearance == 0.0
             };
             if within {
                 pairs[kept] = pair;
@@ -952,7 +966,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for pair in &broad.pairs {
             // A pair left out for its distance was out of reach for the whole step.
             let out = self.slot_of.get(pair).is_none_or(|&k| {
-                self.active.binary_search(&k).is_err() && self.slots[k].clearance <= 0.0
+                let slot = &self.slots[k];
+                let cleared = slot.clearance > 0.0 && slot.clearance_round == self.reach_round;
+                self.active.binary_search(&k).is_err() && !cleared
             });
             if out {
                 self.missed.push(*pair);
@@ -1003,6 +1019,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             eval,
             bounded,
             clearance: 0.0,
+            clearance_round: 0,
             positions: Vec::new(),
             pair: (i, pi, j, pj),
         })
