@@ -353,6 +353,8 @@ struct Slot<S: Space> {
     /// is the stepper's current `reach_round`. 0: unknown.
     clearance: f64,
     clearance_round: u64,
+    /// The reach the clearance was renewed for (the step's at its start).
+    clearance_reach: f64,
     /// The pair of parts, as the broad phase names it.
     pair: PairKey,
     /// For block entry `(r, c)` at `c · total + r`, its position in the sparse Jacobian's
@@ -802,6 +804,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 let slot = &mut self.slots[k];
                 slot.clearance = clearance;
                 slot.clearance_round = round;
+                slot.clearance_reach = reach;
                 clearance == 0.0
             };
             if within {
@@ -955,8 +958,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
     }
 
     /// Collects in `missed` the pairs out of the step's MCP whose plain bounding balls
-    /// overlap now (after a step): they may have touched during the step. True if any.
-    fn missed_pairs(&mut self) -> bool {
+    /// overlap now (after a step of `h`): they may have touched during the step. True if any.
+    /// A pair left out for its distance is not, if the reach of its bodies' speeds after the
+    /// step (an impact may have set a resting body moving) is within the distance it had.
+    fn missed_pairs(&mut self, h: f64) -> bool {
         self.missed.clear();
         if !self.settings.broad_phase {
             return false;
@@ -964,11 +969,24 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let mut broad = std::mem::take(&mut self.broad);
         broad.query(&self.scene, |_, _, _| 0.0);
         for pair in &broad.pairs {
-            // A pair left out for its distance was out of reach for the whole step.
             let out = self.slot_of.get(pair).is_none_or(|&k| {
                 let slot = &self.slots[k];
-                let cleared = slot.clearance > 0.0 && slot.clearance_round == self.reach_round;
-                self.active.binary_search(&k).is_err() && !cleared
+                if self.active.binary_search(&k).is_ok() {
+                    return false;
+                }
+                if slot.clearance <= 0.0 || slot.clearance_round != self.reach_round {
+                    return true;
+                }
+                // Left out for its distance: out of reach for the whole step if its bodies'
+                // speeds now reach no farther than the distance it had, and otherwise if its
+                // parts are still apart (a thin part crossed within the step is `tunnelled`'s).
+                if self.pair_reach(k, h, 1.0) <= slot.clearance + slot.clearance_reach {
+                    return false;
+                }
+                Self::initial_guess(&self.scene, slot).ok().is_none_or(|x| {
+                    let kernel = slot.block.kernel();
+                    distance(kernel.a1(&x), kernel.a2(&x)) <= 0.0
+                })
             });
             if out {
                 self.missed.push(*pair);
@@ -1020,6 +1038,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             bounded,
             clearance: 0.0,
             clearance_round: 0,
+            clearance_reach: 0.0,
             positions: Vec::new(),
             pair: (i, pi, j, pj),
         })
@@ -1461,7 +1480,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             report.contacts = self.active.len();
             report.converged = super::halving::advance(self, h, 0, &mut report);
             // At most a few redos: each adds the pairs whose balls overlap at the end.
-            if !report.converged || report.redos >= 3 || !self.missed_pairs() {
+            if !report.converged || report.redos >= 3 || !self.missed_pairs(h) {
                 break;
             }
             report.redos += 1;
