@@ -48,8 +48,9 @@
 //! balls or by its last closest points, and carries no impulse (a quasi-rigid contact: by the
 //! balls only). A pair left out for its distance keeps that distance less each step's reach
 //! as a bound, and is measured again when the bound is used up. After every step the stepper
-//! checks that no other pair left out has overlapping bounding balls at the end of the step; if
-//! one has, the step is redone with it, so a contact is never missed. Each pair keeps a stable
+//! checks that no pair left out has overlapping bounding balls at the end of the step, unless
+//! it was left out for its distance and is still out of reach or apart; if one has, the step
+//! is redone with it, so a contact is never missed. Each pair keeps a stable
 //! [`ContactState::id`] (the order in which pairs first entered, ties by body and part index)
 //! and its last solution, the warm start when it enters again. With
 //! [`StepperSettings::broad_phase`] off, every pair takes part for the whole run, as in the
