@@ -132,10 +132,14 @@ impl<P: McpProblem> Solver<P, PathState> for ArgminPath {
             .ok_or_else(|| ArgminError::NotInitialized {
                 text: "no problem".into(),
             })?;
-        if let Progress::Done(s) =
-            self.solver
-                .begin(p, &z0, self.tolerance, &self.settings, &mut self.report)
-        {
+        if let Progress::Done(s) = self.solver.begin(
+            p,
+            &z0,
+            self.tolerance,
+            &self.settings,
+            &mut self.report,
+            true,
+        ) {
             self.status = Some(s);
             return Ok((state.param(z0).cost(f64::NAN), None));
         }

@@ -307,7 +307,7 @@ impl PathSolver {
         check: bool,
     ) -> SolveReport {
         let mut report = SolveReport::new(SolverKind::PathSearch);
-        let mut progress = self.start(problem, z, tolerance, settings, &mut report, check);
+        let mut progress = self.begin(problem, z, tolerance, settings, &mut report, check);
         let status = loop {
             match progress {
                 Progress::Done(status) => break status,
@@ -320,20 +320,8 @@ impl PathSolver {
         done(&mut report, status, residual, t0)
     }
 
-    /// Checks the input and starts the first attempt from `z`.
+    /// Checks the input (if `check`) and starts the first attempt from `z`.
     pub(crate) fn begin<P: McpProblem + ?Sized>(
-        &mut self,
-        problem: &mut P,
-        z: &[f64],
-        tol: f64,
-        settings: &PathSettings,
-        report: &mut SolveReport,
-    ) -> Progress {
-        self.start(problem, z, tol, settings, report, true)
-    }
-
-    /// [`Self::begin`], checking the input only if `check`.
-    fn start<P: McpProblem + ?Sized>(
         &mut self,
         problem: &mut P,
         z: &[f64],

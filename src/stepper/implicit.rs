@@ -364,6 +364,12 @@ struct Slot<S: Space> {
 }
 
 impl<S: Space> Slot<S> {
+    /// Whether the distance decides when it takes part: a rigid contact (a compliant layer
+    /// keeps its state only inside the MCP).
+    fn gated(&self) -> bool {
+        self.block.quasi_rigid().is_none()
+    }
+
     /// Its local variables in `z`.
     fn local<'a>(&self, z: &'a [f64]) -> &'a [f64] {
         &z[self.offset..self.offset + self.block.local_count()]
@@ -688,7 +694,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             far.clear();
             for &k in &self.active {
                 let slot = &self.slots[k];
-                far.push(self.gated(slot) && self.gap_now(slot) > self.pair_reach(k, h, 2.0));
+                far.push(slot.gated() && self.gap_now(slot) > self.pair_reach(k, h, 2.0));
             }
             let (z, slots) = (&self.z, &self.slots);
             let mut i = 0;
@@ -785,7 +791,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for i in 0..pairs.len() {
             let pair = pairs[i];
             let k = self.slot_for(pair)?;
-            let within = if !self.gated(&self.slots[k]) || self.active.binary_search(&k).is_ok() {
+            let within = if !self.slots[k].gated() || self.active.binary_search(&k).is_ok() {
                 true
             } else {
                 let reach = self.pair_reach(k, h, 1.0);
@@ -815,12 +821,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
         pairs.truncate(kept);
         Ok(())
-    }
-
-    /// Whether the distance decides when contact `slot` takes part: rigid contacts (a
-    /// compliant layer keeps its state only inside the MCP).
-    fn gated(&self, slot: &Slot<S>) -> bool {
-        slot.block.quasi_rigid().is_none()
     }
 
     /// How far the parts of contact `k` may approach each other in a step of `h`: the sum of
