@@ -354,8 +354,9 @@ fn pairs_out_of_reach_stay_out_of_the_step() {
 }
 
 /// The proximal weight of a contact's slip `σ` follows its cone row's scale `μ²` below
-/// μ = 0.5. Seed 500 (2D, ten bodies, μ = 0.0026, RATTLE) weighted `σ` about 10⁵ times more
-/// than its row, so the outer iterations crept (`σ` by 1 % per solve), the last,
+/// μ = 0.5. Seed 500 (2D, ten bodies, μ = 0.0026, RATTLE) weighted `σ` `1/μ²` ≈ 1.5·10⁵
+/// times its row's scale (about 90 times the row's sensitivity at the contacts' actual
+/// loads), so the outer iterations crept (`σ` by 1 % per solve), the last,
 /// unregularised solve was reached with the impulses still moving, and step 91 failed at
 /// every halving; step 87 took 2 670 Newton iterations and two halvings. Now the whole run
 /// (100 steps) solves without a halving.
