@@ -5,7 +5,7 @@ use super::body_step::BodyStep;
 use crate::block::{BlockJacobian, JacobianShape};
 use crate::geometry::{
     ConvexPart, Placed, Pose, ProximityError, ProximitySettings, Space, WorldEval, proximity,
-    world_eval, world_eval_with_pose_derivatives,
+    world_eval, world_eval_for,
 };
 use crate::model::{Friction, ModelError};
 
@@ -594,7 +594,26 @@ impl<S: Space> ContactBlock<S> {
             "an extended kernel is evaluated by the law around it"
         );
         let pn = x[self.layout.normal];
-        self.evaluate_kernel(x, pn, pn, body1, body2, out);
+        self.evaluate_kernel::<true>(x, pn, pn, body1, body2, out);
+    }
+
+    /// The rows and wrenches of [`evaluate`](Self::evaluate) alone, bit for bit, the Jacobian
+    /// in `out` left stale: what a function evaluation needs (a line search's trial points, a
+    /// step that converges at its warm start), without the pose derivatives.
+    #[inline]
+    pub fn evaluate_values(
+        &self,
+        x: &[f64],
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
+        debug_assert_eq!(
+            self.layout.extension, 0,
+            "an extended kernel is evaluated by the law around it"
+        );
+        let pn = x[self.layout.normal];
+        self.evaluate_kernel::<false>(x, pn, pn, body1, body2, out);
     }
 
     /// The kernel's rows, wrenches and Jacobian, as [`evaluate`](Self::evaluate), with `pn` the
@@ -602,7 +621,8 @@ impl<S: Space> ContactBlock<S> {
     /// wrench rows; both derivatives go to the column of `x[normal]` (rows and wrench rows
     /// apart, so a law can weight them). The rows and columns of an
     /// [`extension`](ContactLayout::extension) are left zero for the law around the kernel.
-    pub(super) fn evaluate_kernel(
+    /// Without `JAC` the Jacobian is not touched and the values are the same bits.
+    pub(super) fn evaluate_kernel<const JAC: bool>(
         &self,
         x: &[f64],
         pn: f64,
@@ -628,7 +648,9 @@ impl<S: Space> ContactBlock<S> {
         let vals = &mut out.values;
         let law_base = &mut out.law_base;
         let (shape, jac) = out.jacobian.parts_mut();
-        jac.fill(0.0);
+        if JAC {
+            jac.fill(0.0);
+        }
         let at = |row: usize, col: usize| shape.index(row, col);
 
         let a1s = S::vector_from_fn(|i| x[lay.a1 + i]);
@@ -644,10 +666,15 @@ impl<S: Space> ContactBlock<S> {
         // its derivative, nonzero only on the compact columns `nr` (body 1's block, or `ĝ`'s).
         let two_sided = lay.f_count > 0;
         // `f` at `a₁` (one function): its gradient is the normal source, its value row C1.
-        let ef1 = (!two_sided).then(|| world_eval_with_pose_derivatives(&self.f, pose1, &a1s));
+        let ef1 = (!two_sided).then(|| world_eval_for::<S, _, JAC>(&self.f, pose1, &a1s));
         let (g, dg, nr) = if let Some(ef1) = &ef1 {
             let g = arr::<S>(&ef1.gradient);
-            (g, gradient_rows(ef1, body1, c1, c1 + d), c1..c1 + bw)
+            let dg = if JAC {
+                gradient_rows(ef1, body1, c1, c1 + d)
+            } else {
+                [ZERO_ROW; 3]
+            };
+            (g, dg, c1..c1 + bw)
         } else {
             let g: Vec3 =
                 std::array::from_fn(|i| if i < d { x[lay.normal_source + i] } else { 0.0 });
@@ -667,14 +694,20 @@ impl<S: Space> ContactBlock<S> {
                 (delta - n[i] * n[k]) / gnorm
             })
         });
-        let dn = mat_rows::<S>(&proj, &dg, nr.clone());
+        let dn = if JAC {
+            mat_rows::<S>(&proj, &dg, nr.clone())
+        } else {
+            [ZERO_ROW; 3]
+        };
 
         // Tangent basis (D − 1 directions) and derivatives (body 1's block).
         let basis = tangent_basis(d, &n, &arr::<S>(&self.tangent_reference));
         let nt = d - 1;
         let mut dts = [[ZERO_ROW; 3]; 2];
-        for k in 0..nt {
-            dts[k] = mat_rows::<S>(&basis[k].1, &dn, nr.clone());
+        if JAC {
+            for k in 0..nt {
+                dts[k] = mat_rows::<S>(&basis[k].1, &dn, nr.clone());
+            }
         }
 
         // Lever arms r_b = a_b − c_b.
@@ -685,25 +718,27 @@ impl<S: Space> ContactBlock<S> {
         // levers or the trapezoidal ones.
         let (u1, du1, u2, du2) = match &self.start_levers {
             None => {
-                let (u1, du1) = point_velocity(body1, &r1s, c1, 1.0);
-                let (u2, du2) = point_velocity(body2, &r2s, c2, 1.0);
+                let (u1, du1) = point_velocity::<S, JAC>(body1, &r1s, c1, 1.0);
+                let (u2, du2) = point_velocity::<S, JAC>(body2, &r2s, c2, 1.0);
                 (u1, du1, u2, du2)
             }
             Some([s1, s2]) => {
                 let mid = |r: &S::Vector, s: &Vec3| (*r + S::vector_from_fn(|i| s[i])) * 0.5;
-                let (u1, du1) = point_velocity(body1, &mid(&r1s, s1), c1, 0.5);
-                let (u2, du2) = point_velocity(body2, &mid(&r2s, s2), c2, 0.5);
+                let (u1, du1) = point_velocity::<S, JAC>(body1, &mid(&r1s, s1), c1, 0.5);
+                let (u2, du2) = point_velocity::<S, JAC>(body2, &mid(&r2s, s2), c2, 0.5);
                 (u1, du1, u2, du2)
             }
         };
         let vrel: Vec3 = std::array::from_fn(|i| u2[i] - u1[i]);
         let mut dvrel = [ZERO_ROW; 3];
-        for i in 0..d {
-            for c in c1..c1 + bw {
-                dvrel[i][c] = -du1[i][c];
-            }
-            for c in c2..c2 + bw {
-                dvrel[i][c] = du2[i][c];
+        if JAC {
+            for i in 0..d {
+                for c in c1..c1 + bw {
+                    dvrel[i][c] = -du1[i][c];
+                }
+                for c in c2..c2 + bw {
+                    dvrel[i][c] = du2[i][c];
+                }
             }
         }
 
@@ -711,6 +746,9 @@ impl<S: Space> ContactBlock<S> {
         for i in 0..d {
             let row = lay.a1 + i;
             vals[row] = a1[i] - a2[i] + l1 * g[i];
+            if !JAC {
+                continue;
+            }
             let mut r = ZERO_ROW;
             if l1 != 0.0 {
                 for c in nr.clone() {
@@ -727,11 +765,13 @@ impl<S: Space> ContactBlock<S> {
         let mut r2rows = [ZERO_ROW; 3];
         for i in 0..d {
             vals[lay.a2 + i] = g[i];
-            r2rows[i][nr.clone()].copy_from_slice(&dg[i][nr.clone()]);
+            if JAC {
+                r2rows[i][nr.clone()].copy_from_slice(&dg[i][nr.clone()]);
+            }
         }
         for j in 0..m {
-            let e = self.g.world_eval(j, pose2, &a2s);
-            if l2[j] != 0.0 {
+            let e = self.g.world_eval_for::<JAC>(j, pose2, &a2s);
+            if JAC && l2[j] != 0.0 {
                 let dgj = gradient_rows(&e, body2, c2, c2 + d);
                 for i in 0..d {
                     for c in c2..c2 + bw {
@@ -741,33 +781,43 @@ impl<S: Space> ContactBlock<S> {
             }
             for i in 0..d {
                 vals[lay.a2 + i] += l2[j] * e.gradient[i];
-                jac[at(lay.a2 + i, lay.l2 + j)] = e.gradient[i];
+                if JAC {
+                    jac[at(lay.a2 + i, lay.l2 + j)] = e.gradient[i];
+                }
             }
             vals[lay.l2 + j] = -e.value;
-            let r = value_row(&e, body2, c2, c2 + d, -1.0);
-            cols.scatter::<S>(jac, lay.l2 + j, &r, 1.0);
+            if JAC {
+                let r = value_row(&e, body2, c2, c2 + d, -1.0);
+                cols.scatter::<S>(jac, lay.l2 + j, &r, 1.0);
+            }
         }
-        for i in 0..d {
-            cols.scatter::<S>(jac, lay.a2 + i, &r2rows[i], 1.0);
+        if JAC {
+            for i in 0..d {
+                cols.scatter::<S>(jac, lay.a2 + i, &r2rows[i], 1.0);
+            }
         }
 
         if let Some(ef1) = &ef1 {
             // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
             vals[lay.l1] = -ef1.value;
-            let r = value_row(ef1, body1, c1, c1 + d, -1.0);
-            cols.scatter::<S>(jac, lay.l1, &r, 1.0);
-            let ef2 = world_eval_with_pose_derivatives(&self.f, pose1, &a2s);
+            let ef2 = world_eval_for::<S, _, JAC>(&self.f, pose1, &a2s);
             vals[lay.normal] = ef2.value;
-            let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
-            cols.scatter::<S>(jac, lay.normal, &r, 1.0);
+            if JAC {
+                let r = value_row(ef1, body1, c1, c1 + d, -1.0);
+                cols.scatter::<S>(jac, lay.l1, &r, 1.0);
+                let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
+                cols.scatter::<S>(jac, lay.normal, &r, 1.0);
+            }
         } else {
-            self.two_sided_rows(&lay, x, &a1s, body1, &cols, vals, jac, shape);
+            self.two_sided_rows::<JAC>(&lay, x, &a1s, body1, &cols, vals, jac, shape);
         }
         let prox = &self.proximal;
         law_base[0] = vals[lay.normal];
         if prox.weights[0] != 0.0 {
             vals[lay.normal] += prox.weights[0] * (pn - prox.center[0]);
-            jac[at(lay.normal, lay.normal)] += prox.weights[0];
+            if JAC {
+                jac[at(lay.normal, lay.normal)] += prox.weights[0];
+            }
         }
 
         // FR: e_k² μ p_n s_k + p_k σ.
@@ -779,37 +829,43 @@ impl<S: Space> ContactBlock<S> {
                 // so FR is written as p_k = 0; the general row p_k σ = 0 is singular there.
                 let row = lay.friction + k;
                 vals[row] = pf[k];
-                jac[at(row, lay.friction + k)] = 1.0;
+                if JAC {
+                    jac[at(row, lay.friction + k)] = 1.0;
+                }
                 continue;
             }
             let mut ds = ZERO_ROW;
             let s = if k < nt {
                 let t = &basis[k].0;
                 // δs = v_relᵀ δt_k (body 1's block only) + t_kᵀ δv_rel.
-                for c in 0..w {
-                    let mut acc2 = 0.0;
-                    for i in 0..d {
-                        acc2 += t[i] * dvrel[i][c];
+                if JAC {
+                    for c in 0..w {
+                        let mut acc2 = 0.0;
+                        for i in 0..d {
+                            acc2 += t[i] * dvrel[i][c];
+                        }
+                        ds[c] = acc2;
                     }
-                    ds[c] = acc2;
-                }
-                for c in nr.clone() {
-                    let mut acc = 0.0;
-                    for i in 0..d {
-                        acc += vrel[i] * dts[k][i][c];
+                    for c in nr.clone() {
+                        let mut acc = 0.0;
+                        for i in 0..d {
+                            acc += vrel[i] * dts[k][i][c];
+                        }
+                        ds[c] += acc;
                     }
-                    ds[c] += acc;
                 }
                 (0..d).map(|i| t[i] * vrel[i]).sum::<f64>()
             } else {
                 // Torsion (3D): s_r = n · (ω₂ − ω₁).
                 let wr: Vec3 = std::array::from_fn(|i| w2[i] - w1[i]);
-                for c in nr.clone() {
-                    ds[c] = (0..d).map(|i| wr[i] * dn[i][c]).sum::<f64>();
-                }
-                for i in 0..na {
-                    ds[c2 + d + d + i] += n[i];
-                    ds[c1 + d + d + i] -= n[i];
+                if JAC {
+                    for c in nr.clone() {
+                        ds[c] = (0..d).map(|i| wr[i] * dn[i][c]).sum::<f64>();
+                    }
+                    for i in 0..na {
+                        ds[c2 + d + d + i] += n[i];
+                        ds[c1 + d + d + i] -= n[i];
+                    }
                 }
                 (0..d).map(|i| n[i] * wr[i]).sum::<f64>()
             };
@@ -818,6 +874,9 @@ impl<S: Space> ContactBlock<S> {
             let eps = prox.weights[1];
             law_base[1 + k] = c * pn * s + pf[k] * sigma;
             vals[row] = law_base[1 + k] + eps * (pf[k] - prox.center[1 + k]);
+            if !JAC {
+                continue;
+            }
             if c * pn != 0.0 {
                 cols.scatter::<S>(jac, row, &ds, c * pn);
             }
@@ -826,22 +885,26 @@ impl<S: Space> ContactBlock<S> {
             jac[at(row, lay.sigma)] = pf[k];
         }
 
-        self.cone_row(x, pn, vals, jac, shape);
+        self.cone_row::<JAC>(x, pn, vals, jac, shape);
 
         // Impulse P = p_n n + Σ p_k t_k (tangential k only); δP on body 1's block, plus the
         // columns p_n (n) and p_k (t_k).
         let mut p: Vec3 = std::array::from_fn(|i| n[i] * pn_wrench);
         let mut dp = [ZERO_ROW; 3];
-        for i in 0..d {
-            for c in nr.clone() {
-                dp[i][c] = dn[i][c] * pn_wrench;
+        if JAC {
+            for i in 0..d {
+                for c in nr.clone() {
+                    dp[i][c] = dn[i][c] * pn_wrench;
+                }
             }
         }
         for k in 0..nt {
             for i in 0..d {
                 p[i] += basis[k].0[i] * pf[k];
-                for c in nr.clone() {
-                    dp[i][c] += dts[k][i][c] * pf[k];
+                if JAC {
+                    for c in nr.clone() {
+                        dp[i][c] += dts[k][i][c] * pf[k];
+                    }
                 }
             }
         }
@@ -856,6 +919,9 @@ impl<S: Space> ContactBlock<S> {
             // Force ±P.
             for i in 0..d {
                 vals[row0 + i] = sign * p[i];
+                if !JAC {
+                    continue;
+                }
                 cols.scatter::<S>(jac, row0 + i, &dp[i], sign);
                 jac[at(row0 + i, lay.normal)] = sign * n[i];
                 for k in 0..nt {
@@ -864,6 +930,16 @@ impl<S: Space> ContactBlock<S> {
             }
             // Moment ±(r × P (+ p_r n)): δ(r × P) = [·×P] δr + [r×] δP, δr = δa − h δv.
             let mom = S::cross(rs, &p_s);
+            if !JAC {
+                for i in 0..na {
+                    let mut mom_i = mom[i];
+                    if let Some((pr, _)) = torsion {
+                        mom_i += pr * n[i];
+                    }
+                    vals[row0 + d + i] = sign * mom_i;
+                }
+                continue;
+            }
             // [·×P] = −[P×] (A × D) and [r×] (A × D).
             let cp = cross_matrix::<S>(&p);
             let cl = cross_matrix::<S>(&arr::<S>(rs));
@@ -913,7 +989,7 @@ impl<S: Space> ContactBlock<S> {
     /// intersections"): `Σᵢ lᵢ − 1` (the slot of `l₁`, paired with the free `t`), RG
     /// `ĝ − Σᵢ lᵢ ∇fᵢ(a₁)`, CF `−fᵢ(a₁)` and C3 `t` (its proximal term is added by the caller).
     #[allow(clippy::too_many_arguments)]
-    fn two_sided_rows(
+    fn two_sided_rows<const JAC: bool>(
         &self,
         lay: &ContactLayout,
         x: &[f64],
@@ -940,8 +1016,15 @@ impl<S: Space> ContactBlock<S> {
         }
         for k in 0..lay.f_count {
             let lk = x[lay.lf + k];
-            let e = part.world_eval(k, &body1.pose_end, a1s);
+            let e = part.world_eval_for::<JAC>(k, &body1.pose_end, a1s);
             vals[lay.l1] += lk;
+            if !JAC {
+                for i in 0..d {
+                    source[i] -= lk * e.gradient[i];
+                }
+                vals[lay.lf + k] = -e.value;
+                continue;
+            }
             jac[at(lay.l1, lay.lf + k)] = 1.0;
             if lk != 0.0 {
                 let dgk = gradient_rows(&e, body1, 0, d);
@@ -961,10 +1044,14 @@ impl<S: Space> ContactBlock<S> {
         }
         for i in 0..d {
             vals[lay.normal_source + i] = source[i];
-            cols.scatter::<S>(jac, lay.normal_source + i, &rg[i], 1.0);
+            if JAC {
+                cols.scatter::<S>(jac, lay.normal_source + i, &rg[i], 1.0);
+            }
         }
         vals[lay.normal] = x[lay.l1];
-        jac[at(lay.normal, lay.l1)] = 1.0;
+        if JAC {
+            jac[at(lay.normal, lay.l1)] = 1.0;
+        }
     }
 }
 
@@ -983,7 +1070,7 @@ pub(super) fn most_active<S: Space>(part: &ConvexPart<S>, pose: &Pose<S>, p: &S:
 impl<S: Space> ContactBlock<S> {
     /// CS, `(μ² p_n² − Σ_k p_k²/e_k² + ε_σ (σ − σ̄))` times the cone scale, and its row of the
     /// Jacobian: a function of the impulses alone.
-    fn cone_row(
+    fn cone_row<const JAC: bool>(
         &self,
         x: &[f64],
         pn: f64,
@@ -1001,16 +1088,23 @@ impl<S: Space> ContactBlock<S> {
         let pf = &x[lay.friction..lay.friction + nf];
         let at = |row: usize, col: usize| shape.index(row, col);
         vals[lay.sigma] = mu * mu * pn * pn + prox.weights[2] * (sigma - prox.center[4]);
-        jac[at(lay.sigma, lay.sigma)] = prox.weights[2];
-        jac[at(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
+        if JAC {
+            jac[at(lay.sigma, lay.sigma)] = prox.weights[2];
+            jac[at(lay.sigma, lay.normal)] = 2.0 * mu * mu * pn;
+        }
         for k in 0..nf {
             let e2 = axes[k] * axes[k];
             vals[lay.sigma] -= pf[k] * pf[k] / e2;
-            jac[at(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
+            if JAC {
+                jac[at(lay.sigma, lay.friction + k)] = -2.0 * pf[k] / e2;
+            }
         }
         let cs = self.cone_scale;
         if cs != 1.0 {
             vals[lay.sigma] *= cs;
+            if !JAC {
+                return;
+            }
             jac[at(lay.sigma, lay.sigma)] *= cs;
             jac[at(lay.sigma, lay.normal)] *= cs;
             for k in 0..nf {
@@ -1041,7 +1135,7 @@ impl<S: Space> ContactBlock<S> {
             }
         }
         let (shape, jac) = out.jacobian.parts_mut();
-        self.cone_row(x, pn, &mut out.values, jac, shape);
+        self.cone_row::<true>(x, pn, &mut out.values, jac, shape);
     }
 }
 
@@ -1212,7 +1306,7 @@ pub(super) fn value_row<S: Space>(
 /// `δv + ω × δr + δω × r` on the body's compact block at `base`, where the lever depends on the
 /// point and the end pose as `δr = w (δa − h δv)` (`w` = `weight`: 1 for the end-of-step lever, ½ for the
 /// trapezoidal one): `w K_ω` on `a`, `I − w h K_ω` on `v`, `M_r` on `ω`.
-fn point_velocity<S: Space>(
+fn point_velocity<S: Space, const JAC: bool>(
     step: &BodyStep<S>,
     r: &S::Vector,
     base: usize,
@@ -1221,6 +1315,9 @@ fn point_velocity<S: Space>(
     let (d, na) = (S::DIM, S::ANGULAR_DIM);
     let w = &step.angular_velocity;
     let u = step.linear_velocity + S::angular_cross(w, r);
+    if !JAC {
+        return (arr::<S>(&u), [ZERO_ROW; 3]);
+    }
     let mr = S::cross_jacobian(r);
     let mut du = [ZERO_ROW; 3];
     for j in 0..d {

@@ -121,6 +121,21 @@ impl<S: Space> Contact<S> {
         }
     }
 
+    /// The rows and wrenches of [`evaluate`](Self::evaluate) (the same bits); the Jacobian in
+    /// `out` is stale after it for a rigid contact (the quasi-rigid law writes it anyway).
+    pub fn evaluate_values(
+        &self,
+        x: &[f64],
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
+        match self {
+            Self::Rigid(k) => k.evaluate_values(x, body1, body2, out),
+            Self::QuasiRigid(q) => q.evaluate(x, body1, body2, out),
+        }
+    }
+
     /// Rewrites the rows of `out` (an evaluation at `x`) that the proximal centre and the cone
     /// scale enter, after either changed; false if the law cannot (then `out` is stale and the
     /// block must be evaluated again).

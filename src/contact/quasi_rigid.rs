@@ -293,7 +293,7 @@ impl<S: Space> QuasiRigidContact<S> {
         let (p_ns, p_nr) = (x[r.normal], x[ql.core]);
         let pn = p_ns + p_nr;
 
-        block.evaluate_kernel(x, pn, w * p_ns + p_nr, body1, body2, out);
+        block.evaluate_kernel::<true>(x, pn, w * p_ns + p_nr, body1, body2, out);
         {
             // ∂/∂p_n splits: p_nr (the kernel's column) and p_ns (its wrench rows times w).
             out.jacobian.copy_column(r.normal, ql.core);

@@ -65,6 +65,32 @@ impl<S: Dynamics> Case<S> {
         out
     }
 
+    /// The rows alone ([`Contact::evaluate_values`], the stepper's function evaluations) are
+    /// those of the whole evaluation `whole` bit for bit, into a buffer that held another
+    /// point's evaluation (a stale Jacobian must not reach them).
+    fn check_values_only(&self, z: &[f64], whole: &ContactEval, label: &str) {
+        let l = self.block.layout();
+        let mut other = z.to_vec();
+        for v in &mut other[l.nu1..] {
+            *v += 0.25;
+        }
+        let mut out = self.eval(&other);
+        let b1 = self.step(&self.start1, self.fixed1, &z[l.nu1..l.nu2]);
+        let b2 = self.step(&self.start2, self.fixed2, &z[l.nu2..l.total]);
+        self.block
+            .evaluate_values(&z[..l.local_count], &b1, &b2, &mut out);
+        let same = out
+            .values
+            .iter()
+            .zip(&whole.values)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(
+            same,
+            "{label}: the rows alone {:?} differ from the whole evaluation's {:?}",
+            out.values, whole.values
+        );
+    }
+
     /// Central differences of every value along every column of `z`.
     fn finite_difference(&self, z: &[f64]) -> DMatrix<f64> {
         let n = z.len();
@@ -133,6 +159,7 @@ impl<S: Dynamics> Case<S> {
             out.values.iter().all(|v| v.is_finite()),
             "{label}: values not finite"
         );
+        self.check_values_only(z, &out, label);
         let fd = self.finite_difference(z);
         let l = self.block.layout();
         for r in 0..l.total {

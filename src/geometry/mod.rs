@@ -46,6 +46,6 @@ pub use primitives::{
 pub use proximity::{ContactState, Proximity, ProximityError, ProximitySettings, proximity};
 pub use space::{Planar, Space, Spatial};
 pub use world::{
-    WorldEval, depth_below_surface, to_parent, world_eval, world_eval_with_pose_derivatives,
-    world_value,
+    WorldEval, depth_below_surface, to_parent, world_eval, world_eval_for,
+    world_eval_with_pose_derivatives, world_value,
 };

@@ -218,6 +218,17 @@ impl<S: Space> ConvexPart<S> {
         world::world_eval_with_pose_derivatives(&self.functions[i], pose, p)
     }
 
+    /// [`world_eval`](Self::world_eval) with `JAC`; without, its value and gradient alone
+    /// (see [`world::world_eval_for`]).
+    pub fn world_eval_for<const JAC: bool>(
+        &self,
+        i: usize,
+        pose: &Pose<S>,
+        p: &S::Vector,
+    ) -> WorldEval<S> {
+        world::world_eval_for::<S, _, JAC>(&self.functions[i], pose, p)
+    }
+
     /// Re-checks every function.
     pub fn validate(&self) -> Result<(), GeometryError> {
         for (i, f) in self.functions.iter().enumerate() {

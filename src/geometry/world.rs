@@ -115,6 +115,29 @@ pub fn world_eval_with_pose_derivatives<S: Space, F: ImplicitFn<S> + ?Sized>(
     }
 }
 
+/// [`world_eval_with_pose_derivatives`] with `JAC`; without, only its value and gradient (the
+/// same bits), the rest zero: what a function evaluation of the step needs.
+#[inline]
+pub fn world_eval_for<S: Space, F: ImplicitFn<S> + ?Sized, const JAC: bool>(
+    f: &F,
+    pose: &Pose<S>,
+    p: &S::Vector,
+) -> WorldEval<S> {
+    if JAC {
+        return world_eval_with_pose_derivatives(f, pose, p);
+    }
+    let e = f.eval(&pose.inverse_transform_point(p));
+    WorldEval {
+        value: e.value,
+        gradient: pose.rotation_matrix() * e.gradient,
+        hessian: S::zero_matrix(),
+        d_value_d_translation: S::zero_vector(),
+        d_value_d_rotation: S::angular_from_fn(|_| 0.0),
+        d_gradient_d_translation: S::zero_matrix(),
+        d_gradient_d_rotation: S::angular_jacobian_from_fn(|_, _| 0.0),
+    }
+}
+
 /// The distance from `p`, inside the set `{f ≤ 0}`, to its surface along `n = ∇f(p)/‖∇f(p)‖`:
 /// the root of `φ(t) = f(p + t n)` by Newton's method from `t = 0`. `φ` is convex with `φ(0) <
 /// 0` and `φ'(0) = ‖∇f(p)‖ > 0`; each tangent lies below `φ`, so the first step lands at or

@@ -475,6 +475,16 @@ pub struct ImplicitStepper<S: Dynamics> {
     mass: Vec<DMatrix<f64>>,
     momentum: Vec<f64>,
     last_z: Vec<f64>,
+    /// Whether the evaluations at `last_z` include the Jacobian.
+    last_full: bool,
+    /// Whether the next evaluation at a new point is of the rows alone: the first of a solve
+    /// of the step when the solves of the step before needed no Jacobian (a body resting or
+    /// rolling, whose step converges at its warm start), where the Jacobian's share of an
+    /// evaluation is saved; else every evaluation is whole, as a Jacobian at the same point
+    /// most often follows.
+    values_next: bool,
+    /// Jacobians evaluated since the last step began.
+    jacobian_evals: usize,
     /// The closest points at the start of the previous step (for the predictor), and whether
     /// they are valid.
     previous_points: Vec<f64>,
@@ -602,6 +612,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             mass_positions: Vec::new(),
             solver,
             last_z: Vec::new(),
+            last_full: false,
+            values_next: false,
+            jacobian_evals: 0,
             previous_points: Vec::new(),
             have_previous: false,
             points: Vec::new(),
@@ -1884,6 +1897,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// the solution in `self.z`: the proximal iteration of the module docs ("Well-posed
     /// impulses"), centred first at the impulses the step starts from.
     fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
+        self.values_next = self.jacobian_evals == 0;
+        self.jacobian_evals = 0;
         self.prepare(h);
         // A joint friction's bound is an impulse over this (sub-)step.
         for joint in &self.joints {
@@ -2315,6 +2330,9 @@ macro_rules! step_problem {
             upper: &$s.upper,
             h: $h,
             last_z: &mut $s.last_z,
+            last_full: &mut $s.last_full,
+            values_next: &mut $s.values_next,
+            jacobian_evals: &mut $s.jacobian_evals,
         }
     };
 }
@@ -2359,6 +2377,13 @@ struct StepProblem<'a, S: Dynamics> {
     h: f64,
     /// The `z` the blocks' evaluations belong to (function and Jacobian share them).
     last_z: &'a mut Vec<f64>,
+    /// Whether those evaluations include the Jacobian.
+    last_full: &'a mut bool,
+    /// Whether the next evaluation at a new point is of the rows alone (see the stepper's
+    /// field).
+    values_next: &'a mut bool,
+    /// Jacobians evaluated in this step.
+    jacobian_evals: &'a mut usize,
 }
 
 impl<S: Dynamics> StepProblem<'_, S> {
@@ -2393,9 +2418,11 @@ impl<S: Dynamics> StepProblem<'_, S> {
         S::gyroscopic_jacobian(&w, &iw) * (-self.gyroscopic * self.h)
     }
 
-    /// Evaluates every contact block at `z` unless that was the last point evaluated.
-    fn evaluate(&mut self, z: &[f64]) {
-        if self.last_z.as_slice() == z {
+    /// Evaluates every contact block at `z` unless that was the last point evaluated: with
+    /// `jacobian`, rows and Jacobian; without, the rows alone (a rigid contact's Jacobian is
+    /// then stale, and a later call with `jacobian` at the same `z` evaluates again).
+    fn evaluate(&mut self, z: &[f64], jacobian: bool) {
+        if self.last_z.as_slice() == z && (*self.last_full || !jacobian) {
             return;
         }
         for &k in self.active {
@@ -2404,7 +2431,11 @@ impl<S: Dynamics> StepProblem<'_, S> {
             let s2 = self.body_step(b2, z);
             let slot = &mut self.slots[k];
             let x = &z[slot.offset..slot.offset + slot.block.local_count()];
-            slot.block.evaluate(x, &s1, &s2, &mut slot.eval);
+            if jacobian {
+                slot.block.evaluate(x, &s1, &s2, &mut slot.eval);
+            } else {
+                slot.block.evaluate_values(x, &s1, &s2, &mut slot.eval);
+            }
         }
         let (h, bodies, layout) = (self.h, self.bodies, self.layout);
         let step = |b: Option<usize>| match b {
@@ -2419,6 +2450,8 @@ impl<S: Dynamics> StepProblem<'_, S> {
         }
         self.last_z.clear();
         self.last_z.extend_from_slice(z);
+        *self.last_full = jacobian;
+        *self.values_next = false;
     }
 }
 
@@ -2434,7 +2467,9 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     }
 
     fn function(&mut self, z: &[f64], f: &mut [f64]) {
-        self.evaluate(z);
+        // The rows at the last point are there either way.
+        let whole = !*self.values_next && self.last_z.as_slice() != z;
+        self.evaluate(z, whole);
         // Newton–Euler rows: M ν − (M ν^ℓ + h λ) − Σ wrenches.
         let mut k = 0;
         for b in 0..self.bodies.len() {
@@ -2469,7 +2504,8 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     }
 
     fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian) {
-        self.evaluate(z);
+        *self.jacobian_evals += 1;
+        self.evaluate(z, true);
         jac.as_mut_slice().fill(0.0);
         let mut k = 0;
         for b in 0..self.bodies.len() {
@@ -2514,7 +2550,8 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     }
 
     fn sparse_jacobian(&mut self, z: &[f64], jac: &mut SparseJacobian) {
-        self.evaluate(z);
+        *self.jacobian_evals += 1;
+        self.evaluate(z, true);
         let values = jac.values_mut();
         values.fill(0.0);
         let mut p = 0;
