@@ -1,6 +1,7 @@
 //! Contact-block timings (criterion): one `ContactBlock::evaluate` (residual rows, wrenches and
 //! the exact Jacobian) for the 3D sphere–sphere contact of the paper's Example 2 (both bodies
-//! moving) and the 2D disc–half-plane contact (ground fixed); beside them one
+//! moving) and the 2D disc–half-plane contact (ground fixed), and `evaluate_values` (the rows
+//! alone, as a function evaluation of the step takes them) of both; beside them one
 //! `JointBlock::evaluate` of a 2D pin and a 3D hinge between two moving bodies (issue 17: a
 //! joint costs no more than a contact). Timings are reported, never asserted.
 //!
@@ -55,6 +56,9 @@ fn sphere_sphere(c: &mut Criterion) {
     c.bench_function("contact/3d sphere-sphere", |bch| {
         bch.iter(|| block.evaluate(black_box(&x), black_box(&b1), black_box(&b2), &mut out))
     });
+    c.bench_function("contact/3d sphere-sphere, rows alone", |bch| {
+        bch.iter(|| block.evaluate_values(black_box(&x), black_box(&b1), black_box(&b2), &mut out))
+    });
 }
 
 fn disc_half_plane(c: &mut Criterion) {
@@ -84,6 +88,9 @@ fn disc_half_plane(c: &mut Criterion) {
     let mut out = block.new_eval();
     c.bench_function("contact/2d disc-half-plane", |bch| {
         bch.iter(|| block.evaluate(black_box(&x), black_box(&b1), black_box(&b2), &mut out))
+    });
+    c.bench_function("contact/2d disc-half-plane, rows alone", |bch| {
+        bch.iter(|| block.evaluate_values(black_box(&x), black_box(&b1), black_box(&b2), &mut out))
     });
 }
 
