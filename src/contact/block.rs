@@ -589,12 +589,7 @@ impl<S: Space> ContactBlock<S> {
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
-        debug_assert_eq!(
-            self.layout.extension, 0,
-            "an extended kernel is evaluated by the law around it"
-        );
-        let pn = x[self.layout.normal];
-        self.evaluate_kernel::<true>(x, pn, pn, body1, body2, out);
+        self.evaluate_own::<true>(x, body1, body2, out);
     }
 
     /// The rows and wrenches of [`evaluate`](Self::evaluate) alone, bit for bit, the Jacobian
@@ -608,12 +603,24 @@ impl<S: Space> ContactBlock<S> {
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
+        self.evaluate_own::<false>(x, body1, body2, out);
+    }
+
+    /// The kernel's rows with its own normal impulse (no law around it).
+    #[inline]
+    fn evaluate_own<const JAC: bool>(
+        &self,
+        x: &[f64],
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
         debug_assert_eq!(
             self.layout.extension, 0,
             "an extended kernel is evaluated by the law around it"
         );
         let pn = x[self.layout.normal];
-        self.evaluate_kernel::<false>(x, pn, pn, body1, body2, out);
+        self.evaluate_kernel::<JAC>(x, pn, pn, body1, body2, out);
     }
 
     /// The kernel's rows, wrenches and Jacobian, as [`evaluate`](Self::evaluate), with `pn` the

@@ -477,13 +477,13 @@ pub struct ImplicitStepper<S: Dynamics> {
     last_z: Vec<f64>,
     /// Whether the evaluations at `last_z` include the Jacobian.
     last_full: bool,
-    /// Whether the next evaluation at a new point is of the rows alone: the first of a solve
-    /// of the step when the solves of the step before needed no Jacobian (a body resting or
+    /// Whether the next evaluation at a new point is of the rows alone: the first one of a
+    /// (sub-)step's solves when the (sub-)step before needed no Jacobian (a body resting or
     /// rolling, whose step converges at its warm start), where the Jacobian's share of an
-    /// evaluation is saved; else every evaluation is whole, as a Jacobian at the same point
+    /// evaluation is saved; every other evaluation is whole, as a Jacobian at the same point
     /// most often follows.
     values_next: bool,
-    /// Jacobians evaluated since the last step began.
+    /// Jacobians evaluated since the solves of the current (sub-)step began.
     jacobian_evals: usize,
     /// The closest points at the start of the previous step (for the predictor), and whether
     /// they are valid.
@@ -2382,7 +2382,7 @@ struct StepProblem<'a, S: Dynamics> {
     /// Whether the next evaluation at a new point is of the rows alone (see the stepper's
     /// field).
     values_next: &'a mut bool,
-    /// Jacobians evaluated in this step.
+    /// Jacobians evaluated in this (sub-)step.
     jacobian_evals: &'a mut usize,
 }
 
