@@ -695,13 +695,13 @@ impl<S: Space> ContactBlock<S> {
         // Normal: δn = (I − n nᵀ)/‖∇f‖ · δ∇f.
         let gnorm = (0..d).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
         let n: Vec3 = std::array::from_fn(|i| if i < d { g[i] / gnorm } else { 0.0 });
-        let proj: Mat3 = std::array::from_fn(|i| {
-            std::array::from_fn(|k| {
-                let delta = if i == k { 1.0 } else { 0.0 };
-                (delta - n[i] * n[k]) / gnorm
-            })
-        });
         let dn = if JAC {
+            let proj: Mat3 = std::array::from_fn(|i| {
+                std::array::from_fn(|k| {
+                    let delta = if i == k { 1.0 } else { 0.0 };
+                    (delta - n[i] * n[k]) / gnorm
+                })
+            });
             mat_rows::<S>(&proj, &dg, nr.clone())
         } else {
             [ZERO_ROW; 3]
