@@ -628,7 +628,8 @@ impl<S: Space> ContactBlock<S> {
     /// wrench rows; both derivatives go to the column of `x[normal]` (rows and wrench rows
     /// apart, so a law can weight them). The rows and columns of an
     /// [`extension`](ContactLayout::extension) are left zero for the law around the kernel.
-    /// Without `JAC` the Jacobian is not touched and the values are the same bits.
+    /// Without `JAC` the Jacobian is not touched and the values are the same bits. Returns the
+    /// normal's source, for a law that needs the normal too.
     pub(super) fn evaluate_kernel<const JAC: bool>(
         &self,
         x: &[f64],
@@ -637,7 +638,7 @@ impl<S: Space> ContactBlock<S> {
         body1: &BodyStep<S>,
         body2: &BodyStep<S>,
         out: &mut ContactEval,
-    ) {
+    ) -> NormalSource {
         let lay = self.layout;
         assert_eq!(
             x.len(),
@@ -988,6 +989,7 @@ impl<S: Space> ContactBlock<S> {
                 cols.scatter::<S>(jac, row0 + d + i, &dm, sign);
             }
         }
+        NormalSource { g, dg, cols: nr }
     }
 }
 
@@ -1163,6 +1165,15 @@ pub(super) type Mat3 = [Vec3; 3];
 
 /// Rows (up to 3, the first `D` or `A` used) over the compact columns.
 pub(super) type Rows = [Row; 3];
+
+/// The source `g` of a kernel evaluation's normal `n = g/‖g‖` — `∇f(a₁)`, or the unknown `ĝ`
+/// of two intersections — and its derivative `dg` on the compact columns `cols` (zero without
+/// the Jacobian).
+pub(super) struct NormalSource {
+    pub g: Vec3,
+    pub dg: Rows,
+    pub cols: std::ops::Range<usize>,
+}
 
 /// The compact column set of a block: body 1's `[a₁ (D), ν₁ (DOF)]` then body 2's
 /// `[a₂ (D), ν₂ (DOF)]`, and where each lands in the block's columns (a fixed body's `ν` is not

@@ -122,7 +122,7 @@ impl<S: Space> Contact<S> {
     }
 
     /// The rows and wrenches of [`evaluate`](Self::evaluate) (the same bits); the Jacobian in
-    /// `out` is stale after it for a rigid contact (the quasi-rigid law writes it anyway).
+    /// `out` is stale after it.
     pub fn evaluate_values(
         &self,
         x: &[f64],
@@ -132,7 +132,7 @@ impl<S: Space> Contact<S> {
     ) {
         match self {
             Self::Rigid(k) => k.evaluate_values(x, body1, body2, out),
-            Self::QuasiRigid(q) => q.evaluate(x, body1, body2, out),
+            Self::QuasiRigid(q) => q.evaluate_values(x, body1, body2, out),
         }
     }
 

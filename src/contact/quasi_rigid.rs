@@ -7,11 +7,11 @@
 //! contacts").
 
 use super::block::{
-    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, MAX_WIDTH, Mat3, Row, Vec3,
-    ZERO_ROW, arr, friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
+    Compact, ContactBlock, ContactError, ContactEval, ContactLayout, MAX_WIDTH, Mat3, NormalSource,
+    Row, Vec3, arr, friction_axes, gradient_rows, mat_rows, most_active, tangent_basis, value_row,
 };
 use super::body_step::BodyStep;
-use crate::geometry::{ConvexPart, Pose, Space, world_eval, world_eval_with_pose_derivatives};
+use crate::geometry::{ConvexPart, Pose, Space, world_eval, world_eval_for};
 use crate::model::{CompliantLayer, Integrator};
 
 /// Which side of a contact carries the compliant layer: the one-function side `F` (body 1) or
@@ -285,6 +285,29 @@ impl<S: Space> QuasiRigidContact<S> {
         body2: &BodyStep<S>,
         out: &mut ContactEval,
     ) {
+        self.evaluate_for::<true>(x, body1, body2, out);
+    }
+
+    /// The rows and wrenches of [`evaluate`](Self::evaluate) alone, bit for bit, the Jacobian
+    /// in `out` left stale (see [`ContactBlock::evaluate_values`]).
+    pub fn evaluate_values(
+        &self,
+        x: &[f64],
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
+        self.evaluate_for::<false>(x, body1, body2, out);
+    }
+
+    /// [`evaluate`](Self::evaluate) with `JAC`; without, the values alone (the same bits).
+    fn evaluate_for<const JAC: bool>(
+        &self,
+        x: &[f64],
+        body1: &BodyStep<S>,
+        body2: &BodyStep<S>,
+        out: &mut ContactEval,
+    ) {
         let (lay, ql, block) = (self.kernel.layout(), self.quasi, &self.kernel);
         let r = lay;
         let d = S::DIM;
@@ -293,8 +316,8 @@ impl<S: Space> QuasiRigidContact<S> {
         let (p_ns, p_nr) = (x[r.normal], x[ql.core]);
         let pn = p_ns + p_nr;
 
-        block.evaluate_kernel::<true>(x, pn, w * p_ns + p_nr, body1, body2, out);
-        {
+        let source = block.evaluate_kernel::<JAC>(x, pn, w * p_ns + p_nr, body1, body2, out);
+        if JAC {
             // ∂/∂p_n splits: p_nr (the kernel's column) and p_ns (its wrench rows times w).
             out.jacobian.copy_column(r.normal, ql.core);
             for v in &mut out.jacobian.column_mut(r.normal)[lay.nu1..] {
@@ -316,19 +339,25 @@ impl<S: Space> QuasiRigidContact<S> {
             CompliantSide::F if r.f_count > 0 => {
                 for k in 0..r.f_count {
                     vals[r.lf + k] -= dbar;
-                    jac[at(r.lf + k, ql.deflection_bar)] = -1.0;
+                    if JAC {
+                        jac[at(r.lf + k, ql.deflection_bar)] = -1.0;
+                    }
                 }
             }
             CompliantSide::F => {
                 vals[r.l1] -= dbar;
-                jac[at(r.l1, ql.deflection_bar)] = -1.0;
                 vals[r.normal] += dbar;
-                jac[at(r.normal, ql.deflection_bar)] = 1.0;
+                if JAC {
+                    jac[at(r.l1, ql.deflection_bar)] = -1.0;
+                    jac[at(r.normal, ql.deflection_bar)] = 1.0;
+                }
             }
             CompliantSide::G => {
                 for j in 0..r.g_count {
                     vals[r.l2 + j] -= dbar;
-                    jac[at(r.l2 + j, ql.deflection_bar)] = -1.0;
+                    if JAC {
+                        jac[at(r.l2 + j, ql.deflection_bar)] = -1.0;
+                    }
                 }
             }
         }
@@ -342,39 +371,25 @@ impl<S: Space> QuasiRigidContact<S> {
             let dd = delta[1 + k] - prev[1 + k];
             let row = r.friction + k;
             vals[row] += c * pn * dd / h;
-            jac[at(row, ql.delta + 1 + k)] += c * pn / h;
-            jac[at(row, r.normal)] += c * dd / h;
-            jac[at(row, ql.core)] += c * dd / h;
+            if JAC {
+                jac[at(row, ql.delta + 1 + k)] += c * pn / h;
+                jac[at(row, r.normal)] += c * dd / h;
+                jac[at(row, ql.core)] += c * dd / h;
+            }
         }
 
-        // The normal n = s/‖s‖ of the normal source s and δn: s = ∇f(a₁) on body 1's compact
-        // block, or the unknown ĝ of two intersections on its own columns.
+        // The normal n = g/‖g‖ of the kernel's normal source (δn from its derivative).
         let cols = Compact::new::<S>(&lay, shape, body1.fixed, body2.fixed);
         let bw = cols.body_width;
         let a1s = S::vector_from_fn(|i| x[r.a1 + i]);
         let a2s = S::vector_from_fn(|i| x[r.a2 + i]);
-        let (g, dg, source_cols) = if r.f_count > 0 {
-            let cs = 2 * bw;
-            let mut dg = [ZERO_ROW; 3];
-            for (i, row) in dg.iter_mut().enumerate().take(d) {
-                row[cs + i] = 1.0;
-            }
-            let g: Vec3 = std::array::from_fn(|i| if i < d { x[r.normal_source + i] } else { 0.0 });
-            (g, dg, cs..cs + d)
-        } else {
-            let ef1 = world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &a1s);
-            (
-                arr::<S>(&ef1.gradient),
-                gradient_rows(&ef1, body1, 0, d),
-                0..bw,
-            )
-        };
+        let NormalSource {
+            g,
+            dg,
+            cols: source_cols,
+        } = source;
         let gnorm = (0..d).map(|i| g[i] * g[i]).sum::<f64>().sqrt();
         let n: Vec3 = std::array::from_fn(|i| if i < d { g[i] / gnorm } else { 0.0 });
-        let proj: Mat3 = std::array::from_fn(|i| {
-            std::array::from_fn(|k| ((if i == k { 1.0 } else { 0.0 }) - n[i] * n[k]) / gnorm)
-        });
-        let dn = mat_rows::<S>(&proj, &dg, source_cols.clone());
         let ns = S::vector_from_fn(|i| n[i]);
 
         // Deflection relation (eq. 35): the compliant function vanishes at the layer point
@@ -388,45 +403,51 @@ impl<S: Space> QuasiRigidContact<S> {
         let dn_val = delta[0];
         let apart = dn_val < 0.0;
         let moved = if apart { 0.0 } else { dn_val };
-        let (e, sign, rows_of, compliant, point): (_, f64, Row, _, usize) = match self.side {
+        let (e, sign, compliant, point) = match self.side {
             CompliantSide::G => {
                 let p = a2s - ns * moved;
-                let e = block.part_g().world_eval(self.active, &body2.pose_end, &p);
-                let rr = value_row(&e, body2, bw, bw + d, 1.0);
-                (e, -1.0, rr, body2, bw)
+                let e = block
+                    .part_g()
+                    .world_eval_for::<JAC>(self.active, &body2.pose_end, &p);
+                (e, -1.0, body2, bw)
             }
             CompliantSide::F => {
                 let p = a1s + ns * moved;
                 let e = match block.part_f() {
-                    Some(part) => part.world_eval(self.active, &body1.pose_end, &p),
-                    None => {
-                        world_eval_with_pose_derivatives(block.function_f(), &body1.pose_end, &p)
-                    }
+                    Some(part) => part.world_eval_for::<JAC>(self.active, &body1.pose_end, &p),
+                    None => world_eval_for::<S, _, JAC>(block.function_f(), &body1.pose_end, &p),
                 };
-                let rr = value_row(&e, body1, 0, d, 1.0);
-                (e, 1.0, rr, body1, 0)
+                (e, 1.0, body1, 0)
             }
         };
-        let mut rr = rows_of;
         let grad = arr::<S>(&e.gradient);
-        for c in source_cols {
-            let acc: f64 = (0..d).map(|i| grad[i] * dn[i][c]).sum();
-            rr[c] += sign * dn_val * acc;
-        }
         let along: f64 = (0..d).map(|i| grad[i] * n[i]).sum();
         let row = ql.deflection_bar;
         vals[row] = e.value;
         if apart {
             vals[row] += sign * dn_val * along;
-            // δ(∇φ(a)) · n: the Hessian on the point, the pose terms on the compliant body.
-            let dgrad = gradient_rows(&e, compliant, point, point + d);
-            for c in 0..MAX_WIDTH {
-                let acc: f64 = (0..d).map(|i| n[i] * dgrad[i][c]).sum();
+        }
+        if JAC {
+            let mut rr: Row = value_row(&e, compliant, point, point + d, 1.0);
+            let proj: Mat3 = std::array::from_fn(|i| {
+                std::array::from_fn(|k| ((if i == k { 1.0 } else { 0.0 }) - n[i] * n[k]) / gnorm)
+            });
+            let dn = mat_rows::<S>(&proj, &dg, source_cols.clone());
+            for c in source_cols {
+                let acc: f64 = (0..d).map(|i| grad[i] * dn[i][c]).sum();
                 rr[c] += sign * dn_val * acc;
             }
+            if apart {
+                // δ(∇φ(a)) · n: the Hessian on the point, the pose terms on the compliant body.
+                let dgrad = gradient_rows(&e, compliant, point, point + d);
+                for c in 0..MAX_WIDTH {
+                    let acc: f64 = (0..d).map(|i| n[i] * dgrad[i][c]).sum();
+                    rr[c] += sign * dn_val * acc;
+                }
+            }
+            cols.scatter::<S>(jac, row, &rr, 1.0);
+            jac[at(row, ql.delta)] = sign * along;
         }
-        cols.scatter::<S>(jac, row, &rr, 1.0);
-        jac[at(row, ql.delta)] = sign * along;
 
         // Spring–damper law (eq. 37/49): p_k = h Σ_j K_kj δ_j + Σ_j C_kj (δ_j − δ_j^ℓ); the
         // midpoint integrator replaces the normal row by the discrete gradient.
@@ -434,18 +455,24 @@ impl<S: Space> QuasiRigidContact<S> {
         for k in 0..d {
             let row = ql.delta + k;
             let col = if k == 0 { r.normal } else { r.friction + k - 1 };
-            jac[at(row, col)] = 1.0;
+            if JAC {
+                jac[at(row, col)] = 1.0;
+            }
             let mut v = x[col];
             if k == 0 && self.integrator.splits_smooth_impulses() {
                 let (dgv, dgd) = discrete_gradient(kk[(0, 0)], prev[0], delta[0]);
                 let damp = cc[(0, 0)] * (delta[0].max(0.0) - prev[0].max(0.0));
                 let ddamp = if delta[0] > 0.0 { cc[(0, 0)] } else { 0.0 };
                 v -= h * dgv + damp;
-                jac[at(row, ql.delta)] = -(h * dgd + ddamp);
+                if JAC {
+                    jac[at(row, ql.delta)] = -(h * dgd + ddamp);
+                }
             } else {
                 for j in 0..d {
                     v -= h * kk[(k, j)] * delta[j] + cc[(k, j)] * (delta[j] - prev[j]);
-                    jac[at(row, ql.delta + j)] = -(h * kk[(k, j)] + cc[(k, j)]);
+                    if JAC {
+                        jac[at(row, ql.delta + j)] = -(h * kk[(k, j)] + cc[(k, j)]);
+                    }
                 }
             }
             vals[row] = v;
@@ -453,7 +480,9 @@ impl<S: Space> QuasiRigidContact<S> {
 
         // Core: δ_max − δ_n ≥ 0 ⊥ p_nr ≥ 0.
         vals[ql.core] = self.layer.max_deflection - delta[0];
-        jac[at(ql.core, ql.delta)] = -1.0;
+        if JAC {
+            jac[at(ql.core, ql.delta)] = -1.0;
+        }
     }
 }
 

@@ -477,14 +477,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     last_z: Vec<f64>,
     /// Whether the evaluations at `last_z` include the Jacobian.
     last_full: bool,
-    /// Whether the next evaluation at a new point is of the rows alone: the first one of a
-    /// (sub-)step's solves when the (sub-)step before needed no Jacobian (a body resting or
-    /// rolling, whose step converges at its warm start), where the Jacobian's share of an
-    /// evaluation is saved; every other evaluation is whole, as a Jacobian at the same point
-    /// most often follows.
-    values_next: bool,
-    /// Jacobians evaluated since the solves of the current (sub-)step began.
-    jacobian_evals: usize,
+    /// Which function evaluations write the rows alone.
+    forecast: JacobianForecast,
     /// The closest points at the start of the previous step (for the predictor), and whether
     /// they are valid.
     previous_points: Vec<f64>,
@@ -613,8 +607,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             solver,
             last_z: Vec::new(),
             last_full: false,
-            values_next: false,
-            jacobian_evals: 0,
+            forecast: JacobianForecast::default(),
             previous_points: Vec::new(),
             have_previous: false,
             points: Vec::new(),
@@ -1897,8 +1890,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// the solution in `self.z`: the proximal iteration of the module docs ("Well-posed
     /// impulses"), centred first at the impulses the step starts from.
     fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
-        self.values_next = self.jacobian_evals == 0;
-        self.jacobian_evals = 0;
+        self.forecast.start();
         self.prepare(h);
         // A joint friction's bound is an impulse over this (sub-)step.
         for joint in &self.joints {
@@ -2331,8 +2323,7 @@ macro_rules! step_problem {
             h: $h,
             last_z: &mut $s.last_z,
             last_full: &mut $s.last_full,
-            values_next: &mut $s.values_next,
-            jacobian_evals: &mut $s.jacobian_evals,
+            forecast: &mut $s.forecast,
         }
     };
 }
@@ -2379,11 +2370,40 @@ struct StepProblem<'a, S: Dynamics> {
     last_z: &'a mut Vec<f64>,
     /// Whether those evaluations include the Jacobian.
     last_full: &'a mut bool,
-    /// Whether the next evaluation at a new point is of the rows alone (see the stepper's
-    /// field).
-    values_next: &'a mut bool,
-    /// Jacobians evaluated in this (sub-)step.
-    jacobian_evals: &'a mut usize,
+    /// Which function evaluations write the rows alone.
+    forecast: &'a mut JacobianForecast,
+}
+
+/// Whether a function evaluation at a new point writes the contacts' rows alone, without their
+/// Jacobian (about half the cost): once the (sub-)step has evaluated as many Jacobians as the
+/// one before needed. Consecutive steps of a scene mostly repeat their pattern of solves — a
+/// resting or rolling body converges at its warm start (no Jacobian), a body pressing into a
+/// layer takes one Newton step — so the evaluations predicted this way are mostly the last of
+/// the step, where no Jacobian follows. A Jacobian asked where only the rows were evaluated
+/// evaluates again, whole, and every later evaluation of the (sub-)step is whole: a wrong
+/// forecast costs at most one rows-alone evaluation per (sub-)step. The values are the same
+/// bits either way.
+#[derive(Clone, Copy, Debug, Default)]
+struct JacobianForecast {
+    /// Jacobians the (sub-)step before evaluated.
+    expected: usize,
+    /// Jacobians evaluated since the solves of this (sub-)step began.
+    evaluated: usize,
+    /// Whether a Jacobian was asked where only the rows had been evaluated.
+    missed: bool,
+}
+
+impl JacobianForecast {
+    /// A (sub-)step's solves begin: the one before is the forecast.
+    fn start(&mut self) {
+        self.expected = self.evaluated;
+        self.evaluated = 0;
+        self.missed = false;
+    }
+
+    fn rows_alone(&self) -> bool {
+        !self.missed && self.evaluated >= self.expected
+    }
 }
 
 impl<S: Dynamics> StepProblem<'_, S> {
@@ -2419,11 +2439,14 @@ impl<S: Dynamics> StepProblem<'_, S> {
     }
 
     /// Evaluates every contact block at `z` unless that was the last point evaluated: with
-    /// `jacobian`, rows and Jacobian; without, the rows alone (a rigid contact's Jacobian is
+    /// `jacobian`, rows and Jacobian; without, the rows alone (the contacts' Jacobians are
     /// then stale, and a later call with `jacobian` at the same `z` evaluates again).
     fn evaluate(&mut self, z: &[f64], jacobian: bool) {
-        if self.last_z.as_slice() == z && (*self.last_full || !jacobian) {
-            return;
+        if self.last_z.as_slice() == z {
+            if *self.last_full || !jacobian {
+                return;
+            }
+            self.forecast.missed = true;
         }
         for &k in self.active {
             let (b1, b2) = (self.slots[k].body1, self.slots[k].body2);
@@ -2451,7 +2474,6 @@ impl<S: Dynamics> StepProblem<'_, S> {
         self.last_z.clear();
         self.last_z.extend_from_slice(z);
         *self.last_full = jacobian;
-        *self.values_next = false;
     }
 }
 
@@ -2468,7 +2490,7 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
 
     fn function(&mut self, z: &[f64], f: &mut [f64]) {
         // The rows at the last point are there either way.
-        let whole = !*self.values_next && self.last_z.as_slice() != z;
+        let whole = !self.forecast.rows_alone() && self.last_z.as_slice() != z;
         self.evaluate(z, whole);
         // Newton–Euler rows: M ν − (M ν^ℓ + h λ) − Σ wrenches.
         let mut k = 0;
@@ -2504,7 +2526,7 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     }
 
     fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian) {
-        *self.jacobian_evals += 1;
+        self.forecast.evaluated += 1;
         self.evaluate(z, true);
         jac.as_mut_slice().fill(0.0);
         let mut k = 0;
@@ -2550,7 +2572,7 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     }
 
     fn sparse_jacobian(&mut self, z: &[f64], jac: &mut SparseJacobian) {
-        *self.jacobian_evals += 1;
+        self.forecast.evaluated += 1;
         self.evaluate(z, true);
         let values = jac.values_mut();
         values.fill(0.0);
