@@ -500,19 +500,24 @@ impl<S: Space> QuasiRigidContact<S> {
     fn choose_active(&mut self, x: &[f64], pose1: &Pose<S>, pose2: &Pose<S>) {
         let (k, l) = (&self.kernel, self.kernel.layout());
         let point = |a: usize| S::vector_from_fn(|i| x[a + i]);
-        let n = k.normal_source(x, pose1);
+        // A single function is the part itself.
+        let several = |part: &ConvexPart<S>| part.len() > 1;
         self.active = match (self.side, k.part_f()) {
-            (CompliantSide::G, _) => loaded_function(
+            (CompliantSide::G, _) if several(k.part_g()) => loaded_function(
                 k.part_g(),
                 pose2,
                 &point(l.a2),
                 &x[l.l2..l.l2 + l.g_count],
-                &-n,
+                &-k.normal_source(x, pose1),
             ),
-            (CompliantSide::F, Some(part)) => {
-                loaded_function(part, pose1, &point(l.a1), &x[l.lf..l.lf + l.f_count], &n)
-            }
-            (CompliantSide::F, None) => 0,
+            (CompliantSide::F, Some(part)) if several(part) => loaded_function(
+                part,
+                pose1,
+                &point(l.a1),
+                &x[l.lf..l.lf + l.f_count],
+                &k.normal_source(x, pose1),
+            ),
+            _ => 0,
         };
     }
 

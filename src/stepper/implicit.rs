@@ -244,7 +244,7 @@ use crate::model::{
     Dynamics, Friction, Gyroscopic, Integrator, RigidBody, Scene, Twist, VelocityLayout,
 };
 use crate::support::SupportBlock;
-use assembly::BlockView;
+use assembly::{BlockView, DensePlan};
 use nalgebra::DMatrix;
 use slot::BlockSlot;
 use std::collections::BTreeMap;
@@ -361,6 +361,8 @@ struct Slot<S: Space> {
     /// For block entry `(r, c)` at `c · total + r`, its position in the sparse Jacobian's
     /// values (`NO_ENTRY`: none).
     positions: Vec<usize>,
+    /// Where its entries go in the dense Jacobian.
+    dense: DensePlan,
 }
 
 impl<S: Space> Slot<S> {
@@ -1053,6 +1055,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             clearance_round: 0,
             clearance_reach: 0.0,
             positions: Vec::new(),
+            dense: DensePlan::default(),
             pair: (i, pi, j, pj),
         })
     }
@@ -2551,13 +2554,16 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
             }
         }
         for &k in self.active {
-            self.slots[k].view(self.layout).add_dense(jac);
+            let slot = &mut self.slots[k];
+            let mut plan = std::mem::take(&mut slot.dense);
+            plan.add(&slot.view(self.layout), jac);
+            slot.dense = plan;
         }
-        for joint in self.joints.iter() {
-            joint.view(self.layout).add_dense(jac);
+        for joint in self.joints.iter_mut() {
+            joint.add_dense(self.layout, jac);
         }
-        for support in self.supports.iter() {
-            support.view(self.layout).add_dense(jac);
+        for support in self.supports.iter_mut() {
+            support.add_dense(self.layout, jac);
         }
     }
 

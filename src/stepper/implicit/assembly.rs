@@ -118,6 +118,26 @@ impl BlockView<'_> {
         }
     }
 
+    /// The dense indices of its stored entries for a Jacobian of `rows` rows, in storage order:
+    /// local rows into `add`, wrench rows into `sub`, each as (stored index, dense index).
+    fn dense_plan(&self, rows: usize, add: &mut Vec<(u32, u32)>, sub: &mut Vec<(u32, u32)>) {
+        add.clear();
+        sub.clear();
+        let mut stored = 0u32;
+        self.for_each_entry(|r, c| {
+            let (gr, gc) = (self.global(r), self.global(c));
+            if gr != NO_ENTRY && gc != NO_ENTRY {
+                let entry = (stored, (gc * rows + gr) as u32);
+                if r < self.local {
+                    add.push(entry);
+                } else {
+                    sub.push(entry);
+                }
+            }
+            stored += 1;
+        });
+    }
+
     /// Calls `f(r, c)` for every stored entry of the block, in storage order.
     fn for_each_entry(&self, mut f: impl FnMut(usize, usize)) {
         let shape = self.jacobian.shape();
@@ -176,6 +196,46 @@ impl BlockView<'_> {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A block's offset in `z`, its bodies' twists and the dense Jacobian's rows.
+type Placement = (usize, [Option<Range<usize>>; 2], usize);
+
+/// [`BlockView::add_dense`] through the dense indices of the block's entries, kept while the
+/// block sits at the same place in `z` and the Jacobian's size is the same: a pass over the
+/// stored entries instead of the columns' segments. Each entry goes to its own dense index, so
+/// the sums are the same bits.
+#[derive(Debug, Clone, Default)]
+pub(super) struct DensePlan {
+    /// Where the block sat when it was built.
+    placed: Option<Placement>,
+    add: Vec<(u32, u32)>,
+    sub: Vec<(u32, u32)>,
+}
+
+impl DensePlan {
+    /// Adds the block's Jacobian entries to `jac`, as [`BlockView::add_dense`].
+    pub fn add(&mut self, view: &BlockView, jac: &mut DenseJacobian) {
+        let rows = jac.nrows();
+        let fits = self.placed.as_ref().is_some_and(|(offset, bodies, r)| {
+            *offset == view.offset && *bodies == view.bodies && *r == rows
+        });
+        // u32 indices: a step Jacobian of more than 65 535 unknowns is never dense.
+        if !fits && rows * rows <= u32::MAX as usize {
+            view.dense_plan(rows, &mut self.add, &mut self.sub);
+            self.placed = Some((view.offset, view.bodies.clone(), rows));
+        } else if !fits {
+            view.add_dense(jac);
+            return;
+        }
+        let (data, dst) = (view.jacobian.data(), jac.as_mut_slice());
+        for &(s, d) in &self.add {
+            dst[d as usize] += data[s as usize];
+        }
+        for &(s, d) in &self.sub {
+            dst[d as usize] -= data[s as usize];
         }
     }
 }

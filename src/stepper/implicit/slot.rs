@@ -4,10 +4,10 @@
 //! phase needs besides.
 
 use super::NO_ENTRY;
-use super::assembly::BlockView;
+use super::assembly::{BlockView, DensePlan};
 use crate::block::{BlockEval, ConstraintBlock};
 use crate::contact::BodyStep;
-use crate::mcp::SparseJacobian;
+use crate::mcp::{DenseJacobian, SparseJacobian};
 use crate::model::{Dynamics, VelocityLayout};
 use std::marker::PhantomData;
 
@@ -24,6 +24,8 @@ pub(super) struct BlockSlot<S: Dynamics, B: ConstraintBlock<S>> {
     pub x: Vec<f64>,
     /// Where each block entry goes in the sparse Jacobian (see [`BlockView::positions`]).
     pub positions: Vec<usize>,
+    /// Where each block entry goes in the dense Jacobian.
+    dense: DensePlan,
     _space: PhantomData<S>,
 }
 
@@ -36,6 +38,7 @@ impl<S: Dynamics, B: ConstraintBlock<S>> BlockSlot<S, B> {
             eval: block.new_eval(),
             x: vec![0.0; block.local_count()],
             positions: Vec::new(),
+            dense: DensePlan::default(),
             block,
             _space: PhantomData,
         }
@@ -96,6 +99,13 @@ impl<S: Dynamics, B: ConstraintBlock<S>> BlockSlot<S, B> {
     }
 
     /// Where its entries go in `pattern`.
+    /// Adds its Jacobian entries to the dense Jacobian `jac`.
+    pub fn add_dense(&mut self, layout: &VelocityLayout, jac: &mut DenseJacobian) {
+        let mut plan = std::mem::take(&mut self.dense);
+        plan.add(&self.view(layout), jac);
+        self.dense = plan;
+    }
+
     pub fn set_positions(&mut self, layout: &VelocityLayout, pattern: &SparseJacobian) {
         let mut positions = std::mem::take(&mut self.positions);
         self.view(layout).positions(pattern, &mut positions);
