@@ -620,7 +620,7 @@ impl<S: Space> ContactBlock<S> {
             "an extended kernel is evaluated by the law around it"
         );
         let pn = x[self.layout.normal];
-        self.evaluate_kernel::<JAC>(x, pn, pn, body1, body2, out);
+        self.evaluate_kernel::<JAC>(x, pn, pn, body1, body2, out, None);
     }
 
     /// The kernel's rows, wrenches and Jacobian, as [`evaluate`](Self::evaluate), with `pn` the
@@ -628,8 +628,9 @@ impl<S: Space> ContactBlock<S> {
     /// wrench rows; both derivatives go to the column of `x[normal]` (rows and wrench rows
     /// apart, so a law can weight them). The rows and columns of an
     /// [`extension`](ContactLayout::extension) are left zero for the law around the kernel.
-    /// Without `JAC` the Jacobian is not touched and the values are the same bits. Returns the
-    /// normal's source, for a law that needs the normal too.
+    /// Without `JAC` the Jacobian is not touched and the values are the same bits. The
+    /// normal's source goes to `source`, for a law that needs the normal too.
+    #[allow(clippy::too_many_arguments)] // two impulses, two bodies, two outputs
     pub(super) fn evaluate_kernel<const JAC: bool>(
         &self,
         x: &[f64],
@@ -638,7 +639,8 @@ impl<S: Space> ContactBlock<S> {
         body1: &BodyStep<S>,
         body2: &BodyStep<S>,
         out: &mut ContactEval,
-    ) -> NormalSource {
+        source: Option<&mut NormalSource>,
+    ) {
         let lay = self.layout;
         assert_eq!(
             x.len(),
@@ -989,7 +991,9 @@ impl<S: Space> ContactBlock<S> {
                 cols.scatter::<S>(jac, row0 + d + i, &dm, sign);
             }
         }
-        NormalSource { g, dg, cols: nr }
+        if let Some(source) = source {
+            *source = NormalSource { g, dg, cols: nr };
+        }
     }
 }
 
@@ -1169,6 +1173,7 @@ pub(super) type Rows = [Row; 3];
 /// The source `g` of a kernel evaluation's normal `n = g/‖g‖` — `∇f(a₁)`, or the unknown `ĝ`
 /// of two intersections — and its derivative `dg` on the compact columns `cols` (zero without
 /// the Jacobian).
+#[derive(Clone, Default)]
 pub(super) struct NormalSource {
     pub g: Vec3,
     pub dg: Rows,

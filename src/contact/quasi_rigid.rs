@@ -316,7 +316,9 @@ impl<S: Space> QuasiRigidContact<S> {
         let (p_ns, p_nr) = (x[r.normal], x[ql.core]);
         let pn = p_ns + p_nr;
 
-        let source = block.evaluate_kernel::<JAC>(x, pn, w * p_ns + p_nr, body1, body2, out);
+        let mut source = NormalSource::default();
+        let weighted = w * p_ns + p_nr;
+        block.evaluate_kernel::<JAC>(x, pn, weighted, body1, body2, out, Some(&mut source));
         if JAC {
             // ∂/∂p_n splits: p_nr (the kernel's column) and p_ns (its wrench rows times w).
             out.jacobian.copy_column(r.normal, ql.core);
