@@ -87,6 +87,13 @@ pub struct Placed<S: Space> {
 }
 
 impl<S: Space> Placed<S> {
+    /// Whether the function's frame is the body frame (most functions): its transforms are
+    /// then the identity, skipped.
+    #[inline]
+    fn unplaced(&self) -> bool {
+        self.placement == Pose::identity()
+    }
+
     /// `function` placed at `placement` in the body frame.
     pub fn new(function: impl ImplicitFn<S> + 'static, placement: Pose<S>) -> Self {
         Self {
@@ -106,10 +113,16 @@ impl<S: Space> ImplicitFn<S> for Placed<S> {
         self.function.name()
     }
     fn value(&self, xi: &S::Vector) -> f64 {
+        if self.unplaced() {
+            return self.function.value(xi);
+        }
         self.function
             .value(&self.placement.inverse_transform_point(xi))
     }
     fn gradient(&self, xi: &S::Vector) -> S::Vector {
+        if self.unplaced() {
+            return self.function.gradient(xi);
+        }
         self.placement.transform_vector(
             &self
                 .function
@@ -120,6 +133,9 @@ impl<S: Space> ImplicitFn<S> for Placed<S> {
         self.eval(xi).hessian
     }
     fn eval(&self, xi: &S::Vector) -> Eval<S> {
+        if self.unplaced() {
+            return self.function.eval(xi);
+        }
         world::to_parent(
             &self.placement,
             &self
