@@ -239,3 +239,60 @@ impl DensePlan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::JacobianShape;
+
+    /// A block of 5 local unknowns and two 3-DOF bodies whose local unknowns 1 and 3..5 are
+    /// decoupled (as a contact's are), every stored entry distinct and irrational.
+    fn block() -> (BlockJacobian, Vec<f64>) {
+        let shape = JacobianShape::with_decoupled(11, 1..2, 3..5);
+        let mut jac = BlockJacobian::zeros(shape);
+        let (_, data) = jac.parts_mut();
+        for (i, v) in data.iter_mut().enumerate() {
+            *v = ((i + 1) as f64).sqrt() * if i % 3 == 0 { -1.0 } else { 1.0 };
+        }
+        (jac, vec![0.0; 11])
+    }
+
+    /// Through the plan, the dense Jacobian gets the bits `add_dense` gives, also after the
+    /// block alone moves in `z`, its bodies' twists move, a body loses its twist or the
+    /// Jacobian grows (the plan is rebuilt each time, never applied where it was not built).
+    #[test]
+    fn dense_plan_adds_what_add_dense_adds() {
+        let (jac, values) = block();
+        let mut plan = DensePlan::default();
+        let placements: [Placement; 6] = [
+            (6, [Some(0..3), Some(3..6)], 11),
+            (6, [Some(0..3), Some(3..6)], 11),
+            (7, [Some(0..3), Some(3..6)], 12),
+            (8, [Some(0..3), Some(3..6)], 13),
+            (8, [Some(3..6), Some(0..3)], 13),
+            (6, [None, Some(0..3)], 20),
+        ];
+        for (offset, bodies, n) in placements {
+            let view = BlockView {
+                offset,
+                local: 5,
+                bodies,
+                values: &values,
+                jacobian: &jac,
+            };
+            // A nonzero background, as other blocks and the mass matrices leave it.
+            let background = DenseJacobian::from_fn(n, n, |r, c| (r * n + c) as f64 * 0.125);
+            let (mut expected, mut planned) = (background.clone(), background);
+            view.add_dense(&mut expected);
+            plan.add(&view, &mut planned);
+            let same = expected
+                .iter()
+                .zip(planned.iter())
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(
+                same,
+                "offset {offset}, n {n}: the plan differs from add_dense"
+            );
+        }
+    }
+}
