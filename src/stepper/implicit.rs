@@ -383,6 +383,13 @@ impl<S: Space> Slot<S> {
         &z[self.offset + r.start..self.offset + r.end]
     }
 
+    /// Adds its Jacobian entries to the dense Jacobian `jac` (as [`BlockSlot::add_dense`]).
+    fn add_dense(&mut self, layout: &VelocityLayout, jac: &mut DMatrix<f64>) {
+        let mut plan = std::mem::take(&mut self.dense);
+        plan.add(&self.view(layout), jac);
+        self.dense = plan;
+    }
+
     fn view<'a>(&'a self, layout: &VelocityLayout) -> BlockView<'a> {
         BlockView {
             offset: self.offset,
@@ -2554,10 +2561,7 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
             }
         }
         for &k in self.active {
-            let slot = &mut self.slots[k];
-            let mut plan = std::mem::take(&mut slot.dense);
-            plan.add(&slot.view(self.layout), jac);
-            slot.dense = plan;
+            self.slots[k].add_dense(self.layout, jac);
         }
         for joint in self.joints.iter_mut() {
             joint.add_dense(self.layout, jac);
