@@ -102,8 +102,27 @@ impl McpSolver {
         self.solve_with(problem, z, true)
     }
 
+    /// Lets the next solve's path search start with simplified Newton steps on the
+    /// Jacobian it factorised last (see [`PathSolver::allow_kept_jacobian`]): for solving
+    /// again, from near its last solution, a problem whose Jacobian has hardly changed.
+    pub fn allow_kept_jacobian(&mut self) {
+        self.path.allow_kept_jacobian();
+    }
+
     /// [`Self::solve`] with the first solver of the order only when `fallbacks` is false.
     pub fn solve_with<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        z: &mut [f64],
+        fallbacks: bool,
+    ) -> SolveReport {
+        let report = self.solve_all(problem, z, fallbacks);
+        // The permission is for the solve it was given to, path search or not.
+        self.path.forbid_kept_jacobian();
+        report
+    }
+
+    fn solve_all<P: McpProblem + ?Sized>(
         &mut self,
         problem: &mut P,
         z: &mut [f64],

@@ -102,6 +102,14 @@ pub struct PathSolver {
     free: Vec<usize>,
     active: Vec<i8>,
     dir: Vec<f64>,
+    /// Whether the crash's factorisation holds `J_FF` of the Jacobian in `jac`/`sjac` on the
+    /// free set of `active` and `free` (cleared by every Jacobian evaluation).
+    kept: bool,
+    /// A one-shot permission, for the next solve, to start with simplified Newton steps on
+    /// the kept factorisation (see [`PathSolver::allow_kept_jacobian`]); `chord` is that
+    /// permission within the solve.
+    chord_next: bool,
+    chord: bool,
     /// The largest dense problem the workspaces have been sized for (see `resize`).
     dense_reserved: usize,
 }
@@ -142,6 +150,18 @@ struct Iter {
 /// attempt is declared stalled and the solve restarts.
 const STALL_WINDOW: usize = 25;
 const STALL_DECREASE: f64 = 0.01;
+
+/// Most simplified Newton steps a re-solve starts with, and the factor by which each must
+/// divide the residual for the next to be taken (see `PathSolver::chord_step`).
+const CHORD_STEPS: usize = 4;
+const CHORD_CONTRACTION: f64 = 10.0;
+/// The residual, relative to the tolerance, that simplified Newton steps must reach: that of
+/// the Newton step they replace, which ends a re-solve at about 1e-4 of the tolerance
+/// (quadratic convergence from a start within it). Along a continuum of impulses the
+/// regularised problem fixes its solution only to the residual over the proximal weight, and
+/// the next step's centre is this answer: an answer just inside the tolerance would move
+/// the centre along the continuum.
+const CHORD_ACCURACY: f64 = 1e-3;
 
 /// What a restart changes.
 #[derive(Debug, Clone, Copy)]
@@ -197,6 +217,9 @@ fn done(report: &mut SolveReport, status: Status, residual: f64, t0: Instant) ->
 
 impl PathSolver {
     fn resize(&mut self, n: usize) {
+        if n != self.n {
+            self.kept = false;
+        }
         self.n = n;
         for v in [
             &mut self.q,
@@ -254,6 +277,7 @@ impl PathSolver {
         report: &mut SolveReport,
     ) -> bool {
         report.jacobian_evaluations += 1;
+        self.kept = false;
         let values = if self.sparse {
             problem.sparse_jacobian(&self.z, &mut self.sjac);
             self.sjac.values()
@@ -281,6 +305,21 @@ impl PathSolver {
             self.x[i] = zi - w;
             self.r[i] = fi - w;
         }
+    }
+
+    /// Lets the next solve start with simplified Newton steps on the Jacobian factorised last
+    /// (the crash's, if the last solve ended in the crash), for a caller that solves again a
+    /// problem whose Jacobian has hardly changed, from a point near the last: the stepper's
+    /// re-solves of the proximal iteration, whose centre enters `F` only. The steps are kept
+    /// only if they solve the problem (to a thousandth of the tolerance, as Newton would);
+    /// otherwise they are undone and the solve goes on as if it had not been allowed them.
+    pub fn allow_kept_jacobian(&mut self) {
+        self.chord_next = true;
+    }
+
+    /// Withdraws [`allow_kept_jacobian`](Self::allow_kept_jacobian)'s permission.
+    pub(crate) fn forbid_kept_jacobian(&mut self) {
+        self.chord_next = false;
     }
 
     /// Solves `problem` from `z` to natural residual `tolerance`; the answer is left in `z`.
@@ -333,13 +372,18 @@ impl PathSolver {
         self.out.clear();
         self.out.extend_from_slice(z);
         self.out_residual = f64::NAN;
+        self.chord = std::mem::take(&mut self.chord_next);
         if check && let Some(status) = check_input(problem, z) {
             return Progress::Done(status);
         }
         let n = problem.dim();
+        let was_sparse = self.sparse;
         self.sparse = n >= settings.sparse_threshold
             && problem.sparse_pattern(&mut self.sjac)
             && self.sjac.n() == n;
+        if self.sparse != was_sparse || (self.sparse && !self.sjac.same_pattern(&self.ordered)) {
+            self.kept = false;
+        }
         if self.sparse && !self.sjac.same_pattern(&self.ordered) {
             self.order = minimum_degree(&self.sjac);
             self.ordered.copy_from(&self.sjac);
@@ -771,29 +815,17 @@ impl PathSolver {
         settings: &PathSettings,
         report: &mut SolveReport,
     ) -> Option<Status> {
-        let n = self.n;
         let mut merit = self.natural_norm2(false);
+        if std::mem::take(&mut self.chord)
+            && let Some(status) = self.chord_step(problem, tol, settings, &mut merit, report)
+        {
+            return Some(status);
+        }
         for it in 0..settings.crash_iteration_limit {
             if report.major_iterations >= settings.major_iteration_limit {
                 return None;
             }
-            // Active-set guess: -1 at lower, 1 at upper, 0 free.
-            let mut changes = 0;
-            for i in 0..n {
-                let (l, u) = (self.lower[i], self.upper[i]);
-                let y = self.z[i] - self.f[i];
-                let a = if l == u || y <= l {
-                    -1
-                } else if y >= u {
-                    1
-                } else {
-                    0
-                };
-                if a != self.active[i] {
-                    changes += 1;
-                }
-                self.active[i] = a;
-            }
+            let changes = self.guess_active();
             if it > 0 && changes <= settings.crash_nbchange_limit {
                 return None;
             }
@@ -802,77 +834,18 @@ impl PathSolver {
             if !self.eval_j(problem, report) {
                 return Some(Status::NonFiniteFunction);
             }
-            // Newton on the free variables; active ones move to their bound.
-            self.free.clear();
-            for i in 0..n {
-                if self.active[i] == 0 {
-                    self.free.push(i);
-                    self.dir[i] = 0.0;
-                } else {
-                    let b = if self.active[i] < 0 {
-                        self.lower[i]
-                    } else {
-                        self.upper[i]
-                    };
-                    self.dir[i] = b - self.z[i];
-                }
-            }
-            let nf = self.free.len();
+            self.free_set_and_bound_moves();
             if !self.factor_free() {
                 return None;
             }
-            // rhs = −F − J_{:,A} d_A over all rows (column by column); the free rows are gathered
-            // into `ft` (scratch) and solved in place.
-            for i in 0..n {
-                self.zt[i] = -self.f[i];
-            }
-            for j in 0..n {
-                if self.active[j] != 0 {
-                    let dj = self.dir[j];
-                    if self.sparse {
-                        let (rows, vals) = self.sjac.column(j);
-                        for (&i, &jij) in rows.iter().zip(vals) {
-                            self.zt[i] -= jij * dj;
-                        }
-                    } else {
-                        for (v, &jij) in self
-                            .zt
-                            .iter_mut()
-                            .zip(&self.jac.as_slice()[j * n..(j + 1) * n])
-                        {
-                            *v -= jij * dj;
-                        }
-                    }
-                }
-            }
-            for (r, &i) in self.free.iter().enumerate() {
-                self.ft[r] = self.zt[i];
-            }
-            if self.sparse {
-                self.slu.solve(&mut self.ft[..nf]);
-            } else {
-                self.lu.solve(&mut self.ft[..nf]);
-            }
-            for (r, &i) in self.free.iter().enumerate() {
-                self.dir[i] = self.ft[r];
-            }
+            self.newton_direction();
             // Damped projected step on the natural residual.
             let mut alpha = 1.0;
             let mut accepted = false;
             while alpha >= 1.0 / 64.0 {
-                for i in 0..n {
-                    self.zt[i] = self.z[i] + alpha * self.dir[i];
-                }
-                project(&mut self.zt, &self.lower, &self.upper);
-                if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
-                    let trial = self.natural_norm2(true);
-                    if trial <= (1.0 - settings.sufficient_decrease * alpha) * merit {
-                        std::mem::swap(&mut self.z, &mut self.zt);
-                        std::mem::swap(&mut self.f, &mut self.ft);
-                        merit = trial;
-                        accepted = true;
-                        break;
-                    }
+                if self.try_crash_step(problem, alpha, settings, &mut merit, report) {
+                    accepted = true;
+                    break;
                 }
                 alpha *= 0.5;
             }
@@ -886,9 +859,175 @@ impl PathSolver {
         None
     }
 
+    /// The simplified Newton step a re-solve may start with: the crash's step on the active
+    /// set and the factorisation kept from the last solve (the caller vouches that the
+    /// problem's Jacobian has hardly changed since, see [`PathSolver::allow_kept_jacobian`]).
+    /// The active set is not guessed again: at a degenerate point of the last solution (a
+    /// variable at its bound with `F` ≈ 0) the guess flips on the small change of `F` that
+    /// made the re-solve, and the factorisation would be lost for nothing. `Some(Converged)`
+    /// if the steps solve the problem; otherwise they are undone.
+    fn chord_step<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        tol: f64,
+        settings: &PathSettings,
+        merit: &mut f64,
+        report: &mut SolveReport,
+    ) -> Option<Status> {
+        if !self.kept {
+            return None;
+        }
+        // Steps go on while each divides the residual by `CHORD_CONTRACTION` at least, until
+        // the answer is as accurate as Newton's would be (`CHORD_ACCURACY`).
+        // The start is kept (in the checkpoint's buffers, which the attempt sets after the
+        // crash): steps that do not solve the problem are undone, and the solve goes on as if
+        // it had not been allowed them.
+        self.zb.copy_from_slice(&self.z);
+        self.fb.copy_from_slice(&self.f);
+        let start_merit = *merit;
+        for _ in 0..CHORD_STEPS {
+            if report.major_iterations >= settings.major_iteration_limit {
+                break;
+            }
+            report.major_iterations += 1;
+            report.crash_iterations += 1;
+            self.free_set_and_bound_moves();
+            self.newton_direction();
+            let before = *merit;
+            // The full step only: a damped one is not worth its evaluations here.
+            if !self.try_crash_step(problem, 1.0, settings, merit, report) {
+                break;
+            }
+            if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol * CHORD_ACCURACY
+            {
+                return Some(Status::Converged);
+            }
+            if *merit * CHORD_CONTRACTION > before {
+                break;
+            }
+        }
+        self.z.copy_from_slice(&self.zb);
+        self.f.copy_from_slice(&self.fb);
+        *merit = start_merit;
+        None
+    }
+
+    /// The crash's active-set guess from `z − F`: −1 at the lower bound, 1 at the upper, 0
+    /// free; returns how many variables changed their guess.
+    fn guess_active(&mut self) -> usize {
+        let mut changes = 0;
+        for i in 0..self.n {
+            let (l, u) = (self.lower[i], self.upper[i]);
+            let y = self.z[i] - self.f[i];
+            let a = if l == u || y <= l {
+                -1
+            } else if y >= u {
+                1
+            } else {
+                0
+            };
+            if a != self.active[i] {
+                changes += 1;
+            }
+            self.active[i] = a;
+        }
+        changes
+    }
+
+    /// The free set of the active-set guess into `free`, and into `dir` the moves of the
+    /// active variables to their bounds.
+    fn free_set_and_bound_moves(&mut self) {
+        self.free.clear();
+        for i in 0..self.n {
+            if self.active[i] == 0 {
+                self.free.push(i);
+                self.dir[i] = 0.0;
+            } else {
+                let b = if self.active[i] < 0 {
+                    self.lower[i]
+                } else {
+                    self.upper[i]
+                };
+                self.dir[i] = b - self.z[i];
+            }
+        }
+    }
+
+    /// The crash's Newton direction in `dir` (its active part already there), on the
+    /// factorisation of `J_FF`.
+    fn newton_direction(&mut self) {
+        let (n, nf) = (self.n, self.free.len());
+        // rhs = −F − J_{:,A} d_A over all rows (column by column); the free rows are gathered
+        // into `ft` (scratch) and solved in place.
+        for i in 0..n {
+            self.zt[i] = -self.f[i];
+        }
+        for j in 0..n {
+            if self.active[j] != 0 {
+                let dj = self.dir[j];
+                if self.sparse {
+                    let (rows, vals) = self.sjac.column(j);
+                    for (&i, &jij) in rows.iter().zip(vals) {
+                        self.zt[i] -= jij * dj;
+                    }
+                } else {
+                    for (v, &jij) in self
+                        .zt
+                        .iter_mut()
+                        .zip(&self.jac.as_slice()[j * n..(j + 1) * n])
+                    {
+                        *v -= jij * dj;
+                    }
+                }
+            }
+        }
+        for (r, &i) in self.free.iter().enumerate() {
+            self.ft[r] = self.zt[i];
+        }
+        if self.sparse {
+            self.slu.solve(&mut self.ft[..nf]);
+        } else {
+            self.lu.solve(&mut self.ft[..nf]);
+        }
+        for (r, &i) in self.free.iter().enumerate() {
+            self.dir[i] = self.ft[r];
+        }
+    }
+
+    /// Tries the projected crash step of length `alpha` along `dir`: taken (true) when the
+    /// natural residual's norm falls by the sufficient decrease.
+    fn try_crash_step<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        alpha: f64,
+        settings: &PathSettings,
+        merit: &mut f64,
+        report: &mut SolveReport,
+    ) -> bool {
+        for i in 0..self.n {
+            self.zt[i] = self.z[i] + alpha * self.dir[i];
+        }
+        project(&mut self.zt, &self.lower, &self.upper);
+        if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
+            let trial = self.natural_norm2(true);
+            if trial <= (1.0 - settings.sufficient_decrease * alpha) * *merit {
+                std::mem::swap(&mut self.z, &mut self.zt);
+                std::mem::swap(&mut self.f, &mut self.ft);
+                *merit = trial;
+                return true;
+            }
+        }
+        false
+    }
+
     /// Factorises `J_FF`, the Jacobian restricted to the free variables of the crash; false
     /// if singular.
     fn factor_free(&mut self) -> bool {
+        self.kept = self.factor_free_inner();
+        self.kept
+    }
+
+    fn factor_free_inner(&mut self) -> bool {
         let nf = self.free.len();
         if !self.sparse {
             let buf = self.lu.buffer(nf);
@@ -998,6 +1137,62 @@ mod tests {
             (z[1] - 1.0).abs() < 1e-12 && (z[2] + 1.0).abs() < 1e-12,
             "{z:?}"
         );
+    }
+
+    /// `F(z) = (z₀³ + z₁ − 2 + s, z₀ + z₁³ − 2 + s)` on `z ≥ 0`, shifted by `s`: the
+    /// re-solve of the stepper's proximal iteration in small (its centre shifts `F` only).
+    fn shifted_cubic(shift: &std::cell::Cell<f64>) -> impl McpProblem + '_ {
+        ClosureMcp::ncp(
+            2,
+            move |z: &[f64], f: &mut [f64]| {
+                f[0] = z[0].powi(3) + z[1] - 2.0 + shift.get();
+                f[1] = z[0] + z[1].powi(3) - 2.0 + shift.get();
+            },
+            |z: &[f64], j: &mut DMatrix<f64>| {
+                j[(0, 0)] = 3.0 * z[0] * z[0];
+                j[(0, 1)] = 1.0;
+                j[(1, 0)] = 1.0;
+                j[(1, 1)] = 3.0 * z[1] * z[1];
+            },
+        )
+    }
+
+    #[test]
+    fn a_re_solve_allowed_the_kept_jacobian_needs_none_when_f_hardly_moved() {
+        let (tol, settings) = (1e-10, PathSettings::default());
+        let shift = std::cell::Cell::new(0.0);
+        let mut solver = PathSolver::default();
+        // One crash step solves the first problem (to 1e-8 from 1e-5 away): its
+        // factorisation is kept.
+        let mut z = [1.00001, 0.99999];
+        let first = solver.solve(&mut shifted_cubic(&shift), &mut z, 1e-8, &settings);
+        assert!(first.converged() && first.crash_iterations == 1, "{first}");
+        // A small shift: steps on the kept factorisation solve it, no Jacobian.
+        shift.set(1e-8);
+        let mut kept = z;
+        solver.allow_kept_jacobian();
+        let r = solver.solve(&mut shifted_cubic(&shift), &mut kept, tol, &settings);
+        assert!(r.converged() && r.residual <= tol * CHORD_ACCURACY, "{r}");
+        assert_eq!(r.jacobian_evaluations, 0, "{r}");
+        assert!(r.major_iterations <= CHORD_STEPS, "{r}");
+        // The same answer as a re-solve without the permission, to the tolerance (the
+        // Jacobian at the solution is about [[3, 1], [1, 3]]: errors are not amplified).
+        let mut fresh = z;
+        let r = PathSolver::default().solve(&mut shifted_cubic(&shift), &mut fresh, tol, &settings);
+        assert!(r.converged() && r.jacobian_evaluations > 0, "{r}");
+        assert!((kept[0] - fresh[0]).abs() < tol && (kept[1] - fresh[1]).abs() < tol);
+        // The permission is for one solve: the next evaluates its Jacobian.
+        shift.set(2e-8);
+        let r = solver.solve(&mut shifted_cubic(&shift), &mut kept, tol, &settings);
+        assert!(r.converged() && r.jacobian_evaluations > 0, "{r}");
+        // A large change: the kept step does not solve it, and the solve goes on as usual.
+        shift.set(-1.0);
+        let mut far = kept;
+        solver.allow_kept_jacobian();
+        let r = solver.solve(&mut shifted_cubic(&shift), &mut far, tol, &settings);
+        assert!(r.converged() && r.jacobian_evaluations > 0, "{r}");
+        let f0 = far[0].powi(3) + far[1] - 3.0;
+        assert!(f0.abs() < tol && (far[0] - far[1]).abs() < tol, "{far:?}");
     }
 
     #[test]

@@ -194,7 +194,9 @@
 //! contact's rows C3, FR, CS gain `ε (p − p̄)` and `ε_σ (σ − σ̄)` terms, the centre `(p̄, σ̄)` is
 //! first the impulses and `σ` the step starts from (the last step's solution; zero for a new
 //! contact), and after each solve it moves to the solution, until the solution solves the
-//! paper's rows themselves to the tolerance (checked on the unregularised residual). This is
+//! paper's rows themselves to the tolerance (checked on the unregularised residual); each
+//! re-solve starts with simplified Newton steps on the Jacobian the solve before it
+//! factorised, since a centre enters `F` only ([`McpSolver::allow_kept_jacobian`]). This is
 //! the proximal-point method on the impulses (Rockafellar 1976): each regularised problem
 //! has one solution with a regular Jacobian, and the iteration converges to the solution
 //! nearest its first centre in the weights' metric — the *least-change* impulses. So the same
@@ -1963,6 +1965,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 break;
             }
             outer += 1;
+            // The new centre changes `F`, not the Jacobian: the re-solve may start with steps
+            // on the one the last solve factorised.
+            self.solver.allow_kept_jacobian();
             let mut problem = step_problem!(self, h);
             let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
             total.accumulate(&report);
