@@ -859,7 +859,7 @@ impl PathSolver {
         None
     }
 
-    /// The simplified Newton step a re-solve may start with: the crash's step on the active
+    /// The simplified Newton steps a re-solve may start with: the crash's steps on the active
     /// set and the factorisation kept from the last solve (the caller vouches that the
     /// problem's Jacobian has hardly changed since, see [`PathSolver::allow_kept_jacobian`]).
     /// The active set is not guessed again: at a degenerate point of the last solution (a
@@ -878,10 +878,9 @@ impl PathSolver {
             return None;
         }
         // Steps go on while each divides the residual by `CHORD_CONTRACTION` at least, until
-        // the answer is as accurate as Newton's would be (`CHORD_ACCURACY`).
-        // The start is kept (in the checkpoint's buffers, which the attempt sets after the
-        // crash): steps that do not solve the problem are undone, and the solve goes on as if
-        // it had not been allowed them.
+        // the answer is as accurate as Newton's would be (`CHORD_ACCURACY`). The start is kept
+        // in the checkpoint's buffers (the attempt sets them after the crash): steps that do
+        // not get there are undone, and the solve goes on as if it had not been allowed them.
         self.zb.copy_from_slice(&self.z);
         self.fb.copy_from_slice(&self.f);
         let start_merit = *merit;
