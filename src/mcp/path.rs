@@ -381,10 +381,11 @@ impl PathSolver {
         self.sparse = n >= settings.sparse_threshold
             && problem.sparse_pattern(&mut self.sjac)
             && self.sjac.n() == n;
-        if self.sparse != was_sparse || (self.sparse && !self.sjac.same_pattern(&self.ordered)) {
+        let new_pattern = self.sparse && !self.sjac.same_pattern(&self.ordered);
+        if self.sparse != was_sparse || new_pattern {
             self.kept = false;
         }
-        if self.sparse && !self.sjac.same_pattern(&self.ordered) {
+        if new_pattern {
             self.order = minimum_degree(&self.sjac);
             self.ordered.copy_from(&self.sjac);
         }
