@@ -528,10 +528,11 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
             let reason = match &report.failure {
                 Some(why) => format!("step {step} (t = {:.6} s) failed: {why}", stepper.time()),
                 None => format!(
-                    "step {step} (t = {:.6} s) did not converge after {} halvings: {}",
+                    "step {step} (t = {:.6} s) did not converge after {} halvings: {}{}",
                     stepper.time(),
                     report.retries,
-                    describe_solve(&report.solve)
+                    describe_solve(&report.solve),
+                    report.site_note()
                 ),
             };
             files.finish()?;

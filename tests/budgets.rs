@@ -6,7 +6,7 @@ use implicit_contact::geometry::{BodyShape, ConvexPart, HalfSpace, Placed, Pose,
 use implicit_contact::mcp::{SolverKind, Status};
 use implicit_contact::model::{Friction, Integrator, RigidBody, Scene, Twist};
 use implicit_contact::scenes::{sphere_pyramid, sphere_row};
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use implicit_contact::stepper::{ImplicitStepper, RowOwner, StepperSettings};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
 /// The cold first step of the pyramid of ten spheres (450 unknowns: the ground is out of the
@@ -45,6 +45,48 @@ fn the_path_search_stops_at_its_pivot_budget() {
         report.solve
     );
     assert_eq!(stepper.time, 0.0, "a failed step is not applied");
+}
+
+/// A step that fails says where: the report names the row of the last attempt's MCP with the
+/// largest natural residual, and that residual is the solve's own (the same `F` at the same
+/// `z`). The pyramid's cold step under the pivot budget above leaves its contacts unsettled.
+#[test]
+fn a_failed_step_names_the_row_it_could_not_settle() {
+    let mut settings = StepperSettings::default();
+    settings.solver.order = vec![SolverKind::PathSearch];
+    settings.solver.path.pivot_budget_per_variable = 1;
+    settings.solver.path.pivot_limit = 50;
+    settings.solver.path.cumulative_pivot_limit = 1;
+    settings.max_halvings = 0;
+    let mut stepper = ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap();
+    let report = stepper.step();
+    assert!(!report.converged, "{}", report.solve);
+    let site = report
+        .largest_residual
+        .clone()
+        .expect("a failed step names a row");
+    assert_eq!(site.residual, report.solve.residual, "{site}");
+    match site.owner {
+        RowOwner::Contact { id, bodies } => {
+            assert!(id < stepper.contacts_seen(), "{site}");
+            assert!(
+                bodies.iter().all(|&b| b < stepper.scene.bodies.len()),
+                "{site}"
+            );
+        }
+        RowOwner::Body(b) => assert!(!stepper.scene.bodies[b].fixed, "{site}"),
+        _ => panic!("the pyramid has no joints or supports: {site}"),
+    }
+    let note = report.site_note();
+    assert!(
+        note.starts_with("; largest residual") && note.contains(&site.row),
+        "{note}"
+    );
+    // A converged step names none.
+    let mut stepper =
+        ImplicitStepper::new(sphere_pyramid(2, 0.5).unwrap(), StepperSettings::default()).unwrap();
+    let report = stepper.step();
+    assert!(report.converged && report.largest_residual.is_none());
 }
 
 /// The same cold step with the default settings converges in at most 60 major iterations

@@ -131,6 +131,37 @@ impl ContactLayout {
         }
     }
 
+    /// The name of local row `i` (`i < local_count`) in the equations of [`crate::contact`],
+    /// for a reader of a failure: `C3 (non-penetration)`; a law's own rows after `σ` are `law`.
+    pub fn row_name(&self, i: usize) -> &'static str {
+        let d = self.dim;
+        let within = |start: usize, len: usize| (start..start + len).contains(&i);
+        let two_sided = self.f_count > 0;
+        if within(self.a1, d) {
+            "R1 (stationarity at a₁)"
+        } else if within(self.a2, d) {
+            "R2 (stationarity at a₂)"
+        } else if i == self.l1 && two_sided {
+            "the multipliers of F sum to one"
+        } else if i == self.l1 {
+            "C1 (a₁ on F)"
+        } else if within(self.l2, self.g_count) {
+            "C2 (a₂ on G)"
+        } else if two_sided && within(self.normal_source, d) {
+            "RG (normal source)"
+        } else if within(self.lf, self.f_count) {
+            "CF (a₁ on F)"
+        } else if i == self.normal {
+            "C3 (non-penetration)"
+        } else if within(self.friction, self.friction_count) {
+            "FR (friction)"
+        } else if i == self.sigma {
+            "CS (friction cone)"
+        } else {
+            "law (compliant layer)"
+        }
+    }
+
     /// This layout with `extension` unknowns of a law around the kernel after `σ` (the bodies'
     /// columns and wrench rows move behind them).
     pub fn extended(&self, extension: usize) -> Self {

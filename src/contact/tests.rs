@@ -812,3 +812,48 @@ fn jacobian_3d_two_intersections() {
         }
     }
 }
+
+/// Every local row has the name of its group in the module docs' table, each group as many
+/// rows as it has unknowns: one function or an intersection on either side, 2D and 3D.
+#[test]
+fn every_row_is_named_after_its_equation() {
+    let names = |l: ContactLayout| -> Vec<&'static str> {
+        (0..l.local_count)
+            .map(|i| l.row_name(i).split(' ').next().unwrap())
+            .collect()
+    };
+    let count = |names: &[&str], name: &str| names.iter().filter(|n| **n == name).count();
+    // F one function, G a box (four or six functions).
+    let planar = names(ContactLayout::new::<Planar>(4));
+    assert_eq!(
+        planar,
+        [
+            "R1", "R1", "R2", "R2", "C1", "C2", "C2", "C2", "C2", "C3", "FR", "CS"
+        ]
+    );
+    let spatial = names(ContactLayout::new::<Spatial>(6));
+    for (name, n) in [
+        ("R1", 3),
+        ("R2", 3),
+        ("C1", 1),
+        ("C2", 6),
+        ("C3", 1),
+        ("FR", 3),
+        ("CS", 1),
+    ] {
+        assert_eq!(count(&spatial, name), n, "{name} in {spatial:?}");
+    }
+    // F an intersection of five functions: `t`'s row, the normal source, F's multipliers.
+    let two_sided = ContactLayout::two_sided::<Spatial>(5, 6);
+    let names2 = names(two_sided);
+    assert_eq!(
+        two_sided.row_name(two_sided.l1),
+        "the multipliers of F sum to one"
+    );
+    for (name, n) in [("RG", 3), ("CF", 5), ("C2", 6), ("C3", 1), ("CS", 1)] {
+        assert_eq!(count(&names2, name), n, "{name} in {names2:?}");
+    }
+    // A compliant layer's own rows come after σ.
+    let layered = ContactLayout::new::<Planar>(1).extended(2);
+    assert_eq!(names(layered)[layered.sigma + 1..], ["law", "law"]);
+}

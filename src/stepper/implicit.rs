@@ -230,7 +230,7 @@
 //! tried; the dense fallbacks run at the last depth, where halving has nothing left to offer.
 
 use super::broad_phase::{BroadPhase, PairKey};
-use super::report::{ContactState, JointState, StepReport};
+use super::report::{ContactState, JointState, ResidualSite, RowOwner, StepReport};
 use crate::contact::{
     BodyStep, Contact, ContactBlock, ContactEval, Proximal, tangent_reference_for,
 };
@@ -1595,6 +1595,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             report.newton_iterations += solve.major_iterations;
             report.cold_starts += 1;
         }
+        if !solve.converged() && fallbacks {
+            report.largest_residual = self.largest_residual(h);
+        }
         // A solution that carried a body through another within the step also satisfies the
         // end-of-step conditions (separated again, the normal reversed): it is refused, and
         // the halving takes smaller steps.
@@ -1658,6 +1661,71 @@ impl<S: Dynamics> ImplicitStepper<S> {
             ));
         }
         (false, residual)
+    }
+
+    /// The row of the MCP last solved, at `z`, with the largest natural residual and whose it
+    /// is (`None` if `F` could not be evaluated there).
+    fn largest_residual(&mut self, h: f64) -> Option<ResidualSite> {
+        let mut problem = step_problem!(self, h);
+        let mut f = std::mem::take(&mut self.scratch);
+        f.resize(self.z.len(), 0.0);
+        problem.function(&self.z, &mut f);
+        let mut worst: Option<(usize, f64)> = None;
+        for (i, (&z, &fi)) in self.z.iter().zip(&f).enumerate() {
+            let r = (z - (z - fi).max(self.lower[i]).min(self.upper[i])).abs();
+            if r.is_finite() && worst.is_none_or(|(_, w)| r > w) {
+                worst = Some((i, r));
+            }
+        }
+        self.scratch = f;
+        let (i, residual) = worst?;
+        let within = |offset: usize, len: usize| (offset..offset + len).contains(&i);
+        let (owner, row) = if i < self.layout.len() {
+            let body = (0..self.scene.bodies.len())
+                .find(|&b| self.layout.range(b).is_some_and(|r| r.contains(&i)))?;
+            let k = i - self.layout.offset(body)?;
+            let names = ["v_x", "v_y", "v_z"];
+            let name = if k < S::DIM {
+                names[k].to_string()
+            } else if S::DOF - S::DIM == 1 {
+                "ω".to_string()
+            } else {
+                format!("ω_{}", ["x", "y", "z"][k - S::DIM])
+            };
+            (RowOwner::Body(body), format!("momentum ({name})"))
+        } else if let Some(slot) = self
+            .active
+            .iter()
+            .map(|&k| &self.slots[k])
+            .find(|s| within(s.offset, s.block.local_count()))
+        {
+            let layout = slot.block.kernel().layout();
+            (
+                RowOwner::Contact {
+                    id: slot.id,
+                    bodies: [slot.body1, slot.body2],
+                },
+                layout.row_name(i - slot.offset).to_string(),
+            )
+        } else if let Some(j) =
+            (self.joints.iter()).position(|j| within(j.offset, j.block.local_count()))
+        {
+            (
+                RowOwner::Joint(j),
+                format!("row {}", i - self.joints[j].offset),
+            )
+        } else {
+            let s = (self.supports.iter()).position(|s| within(s.offset, s.block.local_count()))?;
+            (
+                RowOwner::Support(s),
+                format!("row {}", i - self.supports[s].offset),
+            )
+        };
+        Some(ResidualSite {
+            residual,
+            owner,
+            row,
+        })
     }
 
     /// Puts every rigid contact's unknowns in `z` where a contact entering now starts:

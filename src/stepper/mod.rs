@@ -11,7 +11,7 @@ pub mod report;
 
 pub use implicit::{ImplicitStepper, StepperError, StepperSettings};
 pub use lcp::{LcpError, LcpSettings, LcpStepper};
-pub use report::{ContactState, DriveState, JointState, StepReport};
+pub use report::{ContactState, DriveState, JointState, ResidualSite, RowOwner, StepReport};
 
 use crate::model::{Dynamics, Scene};
 

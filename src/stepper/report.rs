@@ -125,6 +125,53 @@ pub struct StepReport {
     /// Sub-steps solved once more from a cold start (every rigid contact as if it entered
     /// then) after the warm start did not solve them.
     pub cold_starts: usize,
+    /// A step that did not converge: the row of its last attempt's MCP with the largest
+    /// natural residual, to say which contact, joint or body the solve could not settle.
+    pub largest_residual: Option<ResidualSite>,
+}
+
+/// Whose row of the step's MCP it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowOwner {
+    /// A moving body's momentum (Newton–Euler) row.
+    Body(usize),
+    /// A contact's row, by its stable id, between `bodies`.
+    Contact {
+        /// The contact's id ([`ContactState::id`]).
+        id: usize,
+        /// Body 1 (holding `a₁`) and body 2.
+        bodies: [usize; 2],
+    },
+    /// A joint's row, by its index in the scene.
+    Joint(usize),
+    /// A support's row, by its index in the scene.
+    Support(usize),
+}
+
+/// One row of a step's MCP and its natural residual (see [`StepReport::largest_residual`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResidualSite {
+    /// `|z_i − mid(l_i, u_i, z_i − F_i(z))|`.
+    pub residual: f64,
+    /// Whose row.
+    pub owner: RowOwner,
+    /// The row's name within its owner: `C3 (non-penetration)`, `momentum (v_y)`, `row 2`.
+    pub row: String,
+}
+
+impl std::fmt::Display for ResidualSite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "largest residual {:.3e} in ", self.residual)?;
+        match &self.owner {
+            RowOwner::Body(b) => write!(f, "body {b}")?,
+            RowOwner::Contact { id, bodies } => {
+                write!(f, "contact {id} (bodies {} and {})", bodies[0], bodies[1])?
+            }
+            RowOwner::Joint(j) => write!(f, "joint {j}")?,
+            RowOwner::Support(s) => write!(f, "support {s}")?,
+        }
+        write!(f, ", row {}", self.row)
+    }
 }
 
 impl StepReport {
@@ -143,6 +190,15 @@ impl StepReport {
             energy_projection: 0.0,
             first_order_substeps: 0,
             cold_starts: 0,
+            largest_residual: None,
         }
+    }
+
+    /// `"; largest residual … in contact 3 (bodies 0 and 1), row C3 (non-penetration)"` for a
+    /// failure message, empty when the step has no [`Self::largest_residual`].
+    pub fn site_note(&self) -> String {
+        self.largest_residual
+            .as_ref()
+            .map_or_else(String::new, |site| format!("; {site}"))
     }
 }

@@ -685,8 +685,10 @@ pub(crate) fn run_scene<S: Dynamics>(
             out.failed_steps += 1;
             let reason = report.failure.clone().unwrap_or_else(|| {
                 format!(
-                    "no convergence after {} halvings: {}",
-                    report.retries, report.solve
+                    "no convergence after {} halvings: {}{}",
+                    report.retries,
+                    report.solve,
+                    report.site_note()
                 )
             });
             out.outcome = Outcome::Failed { step, reason };
