@@ -144,10 +144,14 @@ const FLUSH_EVERY: usize = implicit_contact::run::FLUSH_EVERY;
 
 #[test]
 fn a_killed_run_leaves_files_that_end_together_and_plot() {
-    let out = common::temp_dir("run-dir", "kill");
-    let dir = out.join("disc_on_plane");
-    for round in 0..5 {
-        let mut child = start_long_run(&out);
+    // A directory per round: a run started into the last round's directory may be replacing
+    // its files while the wait below already counts the old trajectory's lines.
+    let rounds: Vec<_> = (0..5)
+        .map(|round| common::temp_dir("run-dir", &format!("kill{round}")))
+        .collect();
+    for (round, out) in rounds.iter().enumerate() {
+        let dir = out.join("disc_on_plane");
+        let mut child = start_long_run(out);
         // Kill at a different point of the run each round (well within its first second, so
         // the only flushes are those every FLUSH_EVERY steps, unless a step is slow).
         wait_for_lines(&dir.join("trajectory.csv"), 500 + 1500 * round, &mut child);
@@ -165,6 +169,7 @@ fn a_killed_run_leaves_files_that_end_together_and_plot() {
             "round {round}: trajectory, contacts and solver end at steps {t}, {c}, {s}"
         );
     }
+    let dir = rounds[rounds.len() - 1].join("disc_on_plane");
     let o = run(&["plot", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
@@ -173,7 +178,9 @@ fn a_killed_run_leaves_files_that_end_together_and_plot() {
         text(&o.stdout)
     );
     assert!(dir.join("plots").is_dir());
-    let _ = std::fs::remove_dir_all(&out);
+    for out in &rounds {
+        let _ = std::fs::remove_dir_all(out);
+    }
 }
 
 /// A sphere-like ellipsoid dropped with spin onto a floor, with a Newton budget too small for
