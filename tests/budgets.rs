@@ -9,6 +9,18 @@ use implicit_contact::scenes::{sphere_pyramid, sphere_row};
 use implicit_contact::stepper::{ImplicitStepper, RowOwner, StepperSettings};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
+/// The pyramid of ten spheres under the path search alone, with a pivot budget of 1 per
+/// variable (no cumulative floor), at most 50 pivots per linearised problem and `max_halvings`.
+fn starved_pyramid(max_halvings: usize) -> ImplicitStepper<Spatial> {
+    let mut settings = StepperSettings::default();
+    settings.solver.order = vec![SolverKind::PathSearch];
+    settings.solver.path.pivot_budget_per_variable = 1;
+    settings.solver.path.pivot_limit = 50;
+    settings.solver.path.cumulative_pivot_limit = 1;
+    settings.max_halvings = max_halvings;
+    ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap()
+}
+
 /// The cold first step of the pyramid of ten spheres (450 unknowns: the ground is out of the
 /// upper spheres' reach) takes 16 major iterations and 663 pivots with the default settings.
 /// With a pivot budget of 1 per variable (no cumulative floor) and at most 50 pivots per
@@ -20,13 +32,7 @@ use nalgebra::{Matrix3, Quaternion, Vector3};
 /// applied.
 #[test]
 fn the_path_search_stops_at_its_pivot_budget() {
-    let mut settings = StepperSettings::default();
-    settings.solver.order = vec![SolverKind::PathSearch];
-    settings.solver.path.pivot_budget_per_variable = 1;
-    settings.solver.path.pivot_limit = 50;
-    settings.solver.path.cumulative_pivot_limit = 1;
-    settings.max_halvings = 1;
-    let mut stepper = ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap();
+    let mut stepper = starved_pyramid(1);
     let n = stepper.problem_size();
     let report = stepper.step();
     assert!(!report.converged, "{}", report.solve);
@@ -52,13 +58,7 @@ fn the_path_search_stops_at_its_pivot_budget() {
 /// `z`). The pyramid's cold step under the pivot budget above leaves its contacts unsettled.
 #[test]
 fn a_failed_step_names_the_row_it_could_not_settle() {
-    let mut settings = StepperSettings::default();
-    settings.solver.order = vec![SolverKind::PathSearch];
-    settings.solver.path.pivot_budget_per_variable = 1;
-    settings.solver.path.pivot_limit = 50;
-    settings.solver.path.cumulative_pivot_limit = 1;
-    settings.max_halvings = 0;
-    let mut stepper = ImplicitStepper::new(sphere_pyramid(3, 0.5).unwrap(), settings).unwrap();
+    let mut stepper = starved_pyramid(0);
     let report = stepper.step();
     assert!(!report.converged, "{}", report.solve);
     let site = report
