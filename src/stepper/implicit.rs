@@ -479,6 +479,8 @@ pub struct ImplicitStepper<S: Dynamics> {
     /// and the positions of the mass blocks in it.
     pattern: Option<SparseJacobian>,
     pattern_entries: Vec<(usize, usize)>,
+    /// Each unknown's elimination stage in the pattern (see `build_pattern`).
+    pattern_stages: Vec<u8>,
     mass_positions: Vec<usize>,
     solver: McpSolver,
     z: Vec<f64>,
@@ -630,6 +632,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             peak_kinetic: 0.0,
             pattern: None,
             pattern_entries: Vec::new(),
+            pattern_stages: Vec::new(),
             mass_positions: Vec::new(),
             solver,
             last_z: Vec::new(),
@@ -970,6 +973,24 @@ impl<S: Dynamics> ImplicitStepper<S> {
         pattern
             .set_pattern(n, entries)
             .expect("the step's pattern lies inside its matrix");
+        // Elimination stages: each contact's closest points and their multipliers first
+        // (a regular KKT block where the closest points are unique), then the twists, then
+        // the impulses, slips and multipliers of contacts, joints and supports, whose own
+        // rows (non-penetration, cone, joint drift) depend on them only through the twists.
+        let stages = &mut self.pattern_stages;
+        stages.clear();
+        stages.resize(n, 2);
+        for b in 0..self.scene.bodies.len() {
+            if let Some(r) = self.layout.range(b) {
+                stages[r].fill(1);
+            }
+        }
+        for &k in &self.active {
+            let slot = &self.slots[k];
+            let points = slot.offset..slot.offset + slot.block.layout().normal;
+            stages[points].fill(0);
+        }
+        pattern.set_stages(stages);
         self.mass_positions.clear();
         for b in 0..self.scene.bodies.len() {
             if let Some(r) = self.layout.range(b) {
@@ -2759,6 +2780,19 @@ mod tests {
             stepper.pattern.is_some(),
             "the scene is large enough to be sparse"
         );
+        // The elimination stages: closest points, twists, then impulses and multipliers.
+        let pattern = stepper.pattern.as_ref().unwrap();
+        let mut expected = vec![2u8; stepper.z.len()];
+        for b in 0..stepper.scene.bodies.len() {
+            if let Some(r) = stepper.layout.range(b) {
+                expected[r].fill(1);
+            }
+        }
+        for &k in &stepper.active {
+            let slot = &stepper.slots[k];
+            expected[slot.offset..slot.offset + slot.block.layout().normal].fill(0);
+        }
+        assert!((0..expected.len()).all(|i| pattern.stage(i) == expected[i]));
         let mut z = stepper.z.clone();
         for (i, v) in z.iter_mut().enumerate() {
             *v += 1e-3 * ((i as f64) * 0.7).sin();
