@@ -323,6 +323,7 @@ impl PathSolver {
         if unstaged < staged {
             std::mem::swap(&mut self.order, &mut self.unstaged_order);
         }
+        // The trials overwrote the crash's factorisation.
         self.kept = false;
     }
 
