@@ -3,9 +3,9 @@
 //! (`implicit-contact study grasp`).
 
 use implicit_contact::geometry::Planar;
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
+use implicit_contact::stepper::ImplicitStepper;
 use implicit_contact::study::grasp::{
-    GEAR, GEAR_RADIUS, GraspModel, GraspOutcome, GraspTrial, grasp_scene, run_trial,
+    GEAR, GEAR_RADIUS, GraspModel, GraspOutcome, GraspTrial, grasp_scene, grasp_settings, run_trial,
 };
 
 /// The gear's fastest and last vertical speed over `steps` steps with the fingertips touching the disc at
@@ -23,7 +23,7 @@ fn wedge_speed(y: f64, mu_gripper: f64, steps: usize) -> (f64, f64) {
     };
     let scene = grasp_scene(&model, &trial).unwrap();
     let mut stepper: ImplicitStepper<Planar> =
-        ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+        ImplicitStepper::new(scene, grasp_settings()).unwrap();
     let (mut fastest, mut last): (f64, f64) = (0.0, 0.0);
     for k in 0..steps {
         let report = stepper.step();
@@ -128,7 +128,7 @@ fn scenario_file_is_the_librarys_grasp() {
         mu_gripper: 0.2,
     };
     let from_library = grasp_scene(&GraspModel::default(), &trial).unwrap();
-    let settings = StepperSettings::default();
+    let settings = grasp_settings();
     let mut a = ImplicitStepper::new(from_file, settings.clone()).unwrap();
     let mut b = ImplicitStepper::new(from_library, settings).unwrap();
     for k in 0..300 {

@@ -314,7 +314,7 @@ fn the_lcp_stepper_refuses_a_compliant_layer_at_its_line() {
     assert!(!o.status.success());
     let err = text(&o.stderr);
     assert!(
-        err.contains("quasi_rigid_disc_core_impact.toml:37:9: field `body[1].layer`"),
+        err.contains("quasi_rigid_disc_core_impact.toml:38:9: field `body[1].layer`"),
         "{err}"
     );
     assert!(err.contains("rigid"), "{err}");

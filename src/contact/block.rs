@@ -248,6 +248,33 @@ pub struct ContactBlock<S: Space> {
     /// The stepper sets `1 / (μ p̄_n + ‖p̄‖_e)` from a solution that did, for the solve that
     /// follows, whose tolerance on CS is then in N·s near `p̄` (see [`Self::cone_excess`]).
     cone_scale: f64,
+    /// The signed-gap form of the closest-point conditions (one function `f` only): `l₁` free,
+    /// C1 the equation `f(a₁) = 0` and C3 `l₁ ‖∇f(a₁)‖²` (see [`ClosestPoints`]); false: the
+    /// paper's (15)–(19).
+    signed_gap: bool,
+}
+
+/// Which form of the closest-point conditions a rigid contact of one function `f` writes.
+///
+/// The paper's (15)–(19) bound `l₁ ≥ 0` against `−f(a₁) ≥ 0` and take `f(a₂)` as the gap C3.
+/// Touching bodies have `l₁ = 0` and `f(a₁) = 0` together, so every resting contact is a
+/// degenerate pair there, and the path search pivots it in and out.
+///
+/// The signed-gap form leaves `l₁` free, writes C1 as the equation `f(a₁) = 0` and C3 as
+/// `l₁ ‖∇f(a₁)‖²`, which is `f(a₂)` to first order (`a₂ = a₁ + l₁ ∇f(a₁)`): `l₁ ‖∇f(a₁)‖` is
+/// the signed distance along the normal, negative when the bodies overlap. Its solutions are
+/// the paper's: C3 ≥ 0 keeps `l₁ ≥ 0`, and with it a point on each boundary, normals opposed
+/// along the line between them (the far-side pairs, `l₁ < 0`, are not solutions), and
+/// `p_n > 0` only where `l₁ = 0`, that is `a₁ = a₂` and `f(a₂) = 0`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosestPoints {
+    /// The paper's (15)–(19).
+    Paper,
+    /// `l₁` free, `f(a₁) = 0`, C3 `l₁ ‖∇f(a₁)‖²` (the default: the path search does not
+    /// pivot on touching contacts' `l₁`).
+    #[default]
+    SignedGap,
 }
 
 /// The proximal-point terms that make a statically indeterminate step well posed (see
@@ -309,6 +336,7 @@ impl<S: Space> ContactBlock<S> {
             start_levers: None,
             proximal: Proximal::default(),
             cone_scale: 1.0,
+            signed_gap: false,
         })
     }
 
@@ -438,6 +466,21 @@ impl<S: Space> ContactBlock<S> {
     /// The proximal weights and centre.
     pub fn proximal(&self) -> &Proximal {
         &self.proximal
+    }
+
+    /// Chooses the form of the closest-point conditions; a contact between two intersections
+    /// keeps its own (its scale `t` is free and its gap already).
+    pub fn set_closest_points(&mut self, form: ClosestPoints) {
+        self.signed_gap = form == ClosestPoints::SignedGap && self.layout.f_count == 0;
+    }
+
+    /// The form of the closest-point conditions (see [`ClosestPoints`]).
+    pub fn closest_points(&self) -> ClosestPoints {
+        if self.signed_gap {
+            ClosestPoints::SignedGap
+        } else {
+            ClosestPoints::Paper
+        }
     }
 
     /// Sets the factor of the row CS (see the field `cone_scale`; 1 is the paper's row).
@@ -588,7 +631,7 @@ impl<S: Space> ContactBlock<S> {
         for i in (l.l1..l.normal_source).chain(l.lf..l.normal + 1) {
             lower[i] = 0.0;
         }
-        if l.f_count > 0 {
+        if l.f_count > 0 || self.signed_gap {
             lower[l.l1] = f64::NEG_INFINITY;
         }
         lower[l.sigma] = 0.0;
@@ -839,15 +882,31 @@ impl<S: Space> ContactBlock<S> {
         }
 
         if let Some(ef1) = &ef1 {
-            // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1).
+            // C1: −f(a₁); C3: f(a₂) (a point of body 2's block, the pose of body 1), or in the
+            // signed-gap form l₁ ‖g‖² (g = ∇f(a₁)).
             vals[lay.l1] = -ef1.value;
-            let ef2 = world_eval_for::<S, _, JAC>(&self.f, pose1, &a2s);
-            vals[lay.normal] = ef2.value;
             if JAC {
                 let r = value_row(ef1, body1, c1, c1 + d, -1.0);
                 cols.scatter::<S>(jac, lay.l1, &r, 1.0);
-                let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
-                cols.scatter::<S>(jac, lay.normal, &r, 1.0);
+            }
+            if self.signed_gap {
+                let g2: f64 = (0..d).map(|i| g[i] * g[i]).sum();
+                vals[lay.normal] = l1 * g2;
+                if JAC {
+                    jac[at(lay.normal, lay.l1)] += g2;
+                    let mut r = ZERO_ROW;
+                    for c in nr.clone() {
+                        r[c] = 2.0 * l1 * (0..d).map(|i| g[i] * dg[i][c]).sum::<f64>();
+                    }
+                    cols.scatter::<S>(jac, lay.normal, &r, 1.0);
+                }
+            } else {
+                let ef2 = world_eval_for::<S, _, JAC>(&self.f, pose1, &a2s);
+                vals[lay.normal] = ef2.value;
+                if JAC {
+                    let r = value_row(&ef2, body1, c2, c1 + d, 1.0);
+                    cols.scatter::<S>(jac, lay.normal, &r, 1.0);
+                }
             }
         } else {
             self.two_sided_rows::<JAC>(&lay, x, &a1s, body1, &cols, vals, jac, shape);

@@ -293,7 +293,8 @@ mod tests;
 
 pub(crate) use block::tangent_directions;
 pub use block::{
-    ContactBlock, ContactError, ContactEval, ContactLayout, Proximal, tangent_reference_for,
+    ClosestPoints, ContactBlock, ContactError, ContactEval, ContactLayout, Proximal,
+    tangent_reference_for,
 };
 pub use body_step::BodyStep;
 pub use law::Contact;

@@ -250,6 +250,37 @@ impl<S: Dynamics> Case<S> {
     }
 }
 
+impl<S: Dynamics> Case<S> {
+    /// [`Self::check`] in the signed-gap form ([`ClosestPoints::SignedGap`]), at `z` and with
+    /// `l₁` negative (the bodies overlapping), which must change C3 only: the other rows are
+    /// the paper's bit for bit. The paper's form is set back afterwards.
+    pub(super) fn check_signed_gap(&mut self, z: &[f64], label: &str) {
+        let l = self.block.layout();
+        let paper = self.eval(z).values;
+        self.block
+            .kernel_mut()
+            .set_closest_points(ClosestPoints::SignedGap);
+        let (lo, _) = self.block.bounds();
+        assert_eq!(lo[l.l1], f64::NEG_INFINITY, "{label}: l1 free");
+        let signed = self.eval(z).values;
+        for (i, (a, b)) in paper.iter().zip(&signed).enumerate() {
+            if i == l.normal {
+                assert!((a - b).abs() > 1e-9, "{label}: C3 unchanged");
+            } else {
+                assert_eq!(a.to_bits(), b.to_bits(), "{label}: row {i}");
+            }
+        }
+        self.check(z, &format!("{label} (signed gap)"));
+        let mut overlap = z.to_vec();
+        overlap[l.l1] = -0.7 * z[l.l1] - 0.05;
+        assert!(self.eval(&overlap).values[l.normal] < 0.0);
+        self.check(&overlap, &format!("{label} (signed gap, l1 < 0)"));
+        self.block
+            .kernel_mut()
+            .set_closest_points(ClosestPoints::Paper);
+    }
+}
+
 pub(super) const CONFIGS: [(bool, bool); 3] = [(false, true), (true, false), (false, false)];
 
 pub(super) fn planar_pose(x: f64, y: f64, th: f64) -> Pose<Planar> {
@@ -283,6 +314,14 @@ fn layout_and_bounds() {
         .collect();
     assert_eq!(lo, expected);
     assert!(hi.iter().all(|u| *u == f64::INFINITY));
+    // The signed-gap form frees l1 (index 4) only.
+    let mut signed = block.clone();
+    signed.set_closest_points(ClosestPoints::SignedGap);
+    assert_eq!(signed.closest_points(), ClosestPoints::SignedGap);
+    let (lo_signed, _) = signed.bounds();
+    for (i, (a, b)) in lo_signed.iter().zip(&expected).enumerate() {
+        assert_eq!(*a, if i == 4 { f64::NEG_INFINITY } else { *b }, "bound {i}");
+    }
     let g3 = ConvexPart::<Spatial>::cuboid(Vector3::new(1.0, 0.5, 0.3)).unwrap();
     let f3 = Placed::at_origin(Ball::<Spatial>::new(0.5).unwrap());
     let l3 = ContactBlock::new(f3, g3, friction()).unwrap().layout();
@@ -333,6 +372,7 @@ fn jacobian_2d_disc_vs_half_plane() {
             let label = format!("disc/half-plane fixed=({fixed1},{fixed2}) trial {trial}");
             case.check(&z, &label);
             case.check_with_proximal(&z, &label);
+            case.check_signed_gap(&z, &label);
         }
     }
 }
@@ -366,6 +406,7 @@ fn jacobian_2d_superellipse_vs_box() {
             );
             let label = format!("superellipse/box fixed=({fixed1},{fixed2}) trial {trial}");
             case.check(&z, &label);
+            case.check_signed_gap(&z, &label);
             let levers = (Vector2::new(0.1, -0.4), Vector2::new(-0.2, 0.3));
             case.check_with_levers(&z, levers, &label);
         }
@@ -407,6 +448,7 @@ fn jacobian_3d_sphere_vs_half_space() {
             let label = format!("sphere/half-space fixed=({fixed1},{fixed2}) trial {trial}");
             case.check(&z, &label);
             case.check_with_proximal(&z, &label);
+            case.check_signed_gap(&z, &label);
         }
     }
 }
@@ -442,6 +484,7 @@ fn jacobian_3d_ellipsoid_vs_box() {
             );
             let label = format!("ellipsoid/box fixed=({fixed1},{fixed2}) trial {trial}");
             case.check(&z, &label);
+            case.check_signed_gap(&z, &label);
             let levers = (
                 Vector3::new(0.05, -0.2, -0.3),
                 Vector3::new(-0.1, 0.15, 0.25),
@@ -516,6 +559,16 @@ fn check_closest_point_consistency<S: Dynamics>(
     }
     // Separated: a₂ is outside F.
     assert!(r[l.normal] > 0.0);
+    // The signed-gap form at the same point: C1 the same equation, C3 the gap l₁ ‖∇f(a₁)‖²,
+    // positive as f(a₂) is.
+    let c1 = r[l.l1];
+    let mut signed = block.clone();
+    signed.set_closest_points(ClosestPoints::SignedGap);
+    signed.evaluate(&x, &b1, &b2, &mut out);
+    let rs = out.residual();
+    assert_eq!(rs[l.l1].to_bits(), c1.to_bits());
+    let gap = l1 * S::norm(&grad).powi(2);
+    assert!(rs[l.normal] > 0.0 && (rs[l.normal] - gap).abs() <= 1e-14 * gap);
 }
 
 #[test]

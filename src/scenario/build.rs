@@ -1559,6 +1559,7 @@ impl ScenarioFile {
                 .gyroscopic
                 .map(|g| g.gyroscopic())
                 .unwrap_or_default(),
+            closest_points: self.simulation.closest_points.unwrap_or_default(),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

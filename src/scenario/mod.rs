@@ -46,6 +46,8 @@
 //! # energy_projection = true     # optional, only with "rattle": default true
 //! gyroscopic = "implicit"        # optional, 3D euler/midpoint only: "implicit" (default),
 //!                                #   "midpoint", "explicit" (the paper's eq. 21); see model::Gyroscopic
+//! closest_points = "signed_gap"  # optional, implicit stepper: "signed_gap" (default) or "paper"
+//!                                #   (the paper's eq. 15–19); see contact::ClosestPoints
 //! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -360,6 +362,9 @@ pub struct Scenario {
     pub energy_projection: bool,
     /// Where the gyroscopic impulse is taken (`simulation.gyroscopic`, default implicit).
     pub gyroscopic: crate::model::Gyroscopic,
+    /// The form of rigid contacts' closest-point conditions (`simulation.closest_points`,
+    /// default the signed gap).
+    pub closest_points: crate::contact::ClosestPoints,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -386,6 +391,7 @@ impl Scenario {
             integrator: self.integrator,
             energy_projection: self.energy_projection,
             gyroscopic: self.gyroscopic,
+            closest_points: self.closest_points,
             ..crate::stepper::StepperSettings::default()
         }
     }

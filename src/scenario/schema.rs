@@ -104,6 +104,12 @@ pub struct SimulationSpec {
     /// integrators in 3D.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gyroscopic: Option<GyroscopicSpec>,
+    /// The form of the closest-point conditions of rigid contacts: `"signed_gap"` (default)
+    /// or `"paper"` (the paper's (15)–(19)); see [`crate::contact::ClosestPoints`]. The LCP
+    /// stepper, which has no closest points, ignores it (so that `--stepper lcp` runs a file
+    /// written for the implicit stepper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest_points: Option<crate::contact::ClosestPoints>,
 }
 
 /// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].

@@ -1043,6 +1043,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             integrator: IntegratorSpec::Midpoint,
             energy_projection: None,
             gyroscopic: Some(GyroscopicSpec::Midpoint),
+            closest_points: Some(crate::contact::ClosestPoints::Paper),
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

@@ -234,7 +234,7 @@
 use super::broad_phase::{BroadPhase, PairKey};
 use super::report::{ContactState, JointState, ResidualSite, RowOwner, StepReport};
 use crate::contact::{
-    BodyStep, Contact, ContactBlock, ContactEval, Proximal, tangent_reference_for,
+    BodyStep, ClosestPoints, Contact, ContactBlock, ContactEval, Proximal, tangent_reference_for,
 };
 use crate::geometry::{Pose, Space};
 use crate::joint::JointBlock;
@@ -290,6 +290,9 @@ pub struct StepperSettings {
     /// at the end of the step, which cannot add energy). The euler and midpoint integrators
     /// only: RATTLE splits it into its two kicks.
     pub gyroscopic: Gyroscopic,
+    /// The form of the closest-point conditions of rigid contacts of one function
+    /// ([`ClosestPoints`]; the signed gap by default, the paper's for its own cases).
+    pub closest_points: ClosestPoints,
 }
 
 impl Default for StepperSettings {
@@ -303,6 +306,7 @@ impl Default for StepperSettings {
             proximal_weight: 1e-6,
             proximal_iterations: 3,
             gyroscopic: Gyroscopic::default(),
+            closest_points: ClosestPoints::default(),
         }
     }
 }
@@ -815,6 +819,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let (i, pi, j, pj) = pair;
         let mut slot = Self::candidate(&self.scene, i, pi, j, pj, k)?;
         quasi::attach(&self.scene, &mut slot, self.settings.integrator)?;
+        if slot.block.quasi_rigid().is_none() {
+            slot.block
+                .kernel_mut()
+                .set_closest_points(self.settings.closest_points);
+        }
         self.slots.push(slot);
         self.slot_of.insert(pair, k);
         Ok(k)

@@ -393,6 +393,15 @@ pub fn grasp_scene(model: &GraspModel, trial: &GraspTrial) -> Result<Scene<Plana
     Ok(scene.with_support(support))
 }
 
+/// The stepper's settings of the grasp study: the defaults with the paper's closest-point
+/// conditions (eq. 15–19), as the paper's Example 4 writes them.
+pub fn grasp_settings() -> StepperSettings {
+    StepperSettings {
+        closest_points: crate::contact::ClosestPoints::Paper,
+        ..StepperSettings::default()
+    }
+}
+
 /// Runs one trial to its stop rule (see the module docs); `observe` sees the stepper after
 /// every step (for animations). A step that does not converge is an error, not an outcome.
 pub fn run_trial(
@@ -401,7 +410,7 @@ pub fn run_trial(
     mut observe: impl FnMut(&ImplicitStepper<Planar>),
 ) -> Result<GraspResult, GraspError> {
     let scene = grasp_scene(model, trial)?;
-    let mut stepper = ImplicitStepper::new(scene, StepperSettings::default())?;
+    let mut stepper = ImplicitStepper::new(scene, grasp_settings())?;
     observe(&stepper);
     let h = model.time_step;
     let max_steps = (model.timeout / h).ceil() as usize;
