@@ -271,8 +271,9 @@ pub struct ContactBlock<S: Space> {
 pub enum ClosestPoints {
     /// The paper's (15)–(19).
     Paper,
-    /// `l₁` free, `f(a₁) = 0`, C3 `l₁ ‖∇f(a₁)‖²` (the default: the path search does not
-    /// pivot on touching contacts' `l₁`).
+    /// `l₁` free, `f(a₁) = 0`, C3 `l₁ ‖∇f(a₁)‖²` (the stepper's and the scenario's default:
+    /// the path search does not pivot on touching contacts' `l₁`; a block starts in the
+    /// paper's form until [`ContactBlock::set_closest_points`]).
     #[default]
     SignedGap,
 }

@@ -37,6 +37,9 @@
 //! dissipation); with `σ = 0` FR forces `s_k = 0` (rolling) whenever `p_n > 0`.
 //! Frictionless contacts (`μ = 0`) write FR as `p_k = 0`, the law's only solution, because
 //! `p_k σ = 0` is singular at `p_k = σ = 0`.
+//! In the signed-gap form ([`ClosestPoints::SignedGap`], the stepper's default; a block starts
+//! in the paper's) `l₁` is free, C1 is the equation `−f(a₁) = 0` and C3 is `l₁ ‖∇f(a₁)‖²`: the
+//! same solutions, without the degenerate pair `l₁ = 0 = f(a₁)` of every touching contact.
 //! Under the second-order integrator the slip uses the trapezoidal lever
 //! `½ ((a_b − c_b) + r_b^ℓ)`, `r_b^ℓ` the lever of the contact point at the start of the step
 //! ([`ContactBlock::set_start_levers`]), so that `h s_k = 0` is the step's rolling displacement
