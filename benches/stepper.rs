@@ -11,7 +11,6 @@
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use implicit_contact::contact::ClosestPoints;
 use implicit_contact::model::{Dynamics, Integrator, Scene};
 use implicit_contact::scenario::{self, AnyScene};
 use implicit_contact::scenes::{disc_row, polygon_pair, sphere_row};
@@ -19,13 +18,20 @@ use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 use std::path::Path;
 use std::time::Duration;
 
-fn scene(file: &str) -> AnyScene {
-    load("paper_cases", file)
+/// A paper case's scene and the stepper settings its file asks for.
+fn paper_case(file: &str) -> (AnyScene, StepperSettings) {
+    let sc = load_scenario("paper_cases", file);
+    let settings = sc.stepper_settings();
+    (sc.scene, settings)
 }
 
 fn load(dir: &str, file: &str) -> AnyScene {
+    load_scenario(dir, file).scene
+}
+
+fn load_scenario(dir: &str, file: &str) -> scenario::Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(file);
-    scenario::load(path).expect("scenario loads").scene
+    scenario::load(path).expect("scenario loads")
 }
 
 /// Contacts between two intersections (issue 16, targets: 2D ≤ 5 µs, 3D ≤ 15 µs per step): a
@@ -139,36 +145,25 @@ fn bench_case_settings<S: Dynamics>(
     common::bench_steps(c, name, steps, fresh);
 }
 
-/// The paper's cases in the paper's closest-point form (as their files ask), and Examples 1
-/// and 2 also in the signed-gap form, the default of other scenes.
+/// The paper's cases with the settings their files ask for (the paper's closest-point form),
+/// and Examples 1 and 2 also in the signed-gap form, the default of other scenes.
 fn paper_cases(c: &mut Criterion) {
-    let paper = |integrator| StepperSettings {
-        integrator,
-        closest_points: ClosestPoints::Paper,
-        ..StepperSettings::default()
+    let rattle = |settings: &StepperSettings| StepperSettings {
+        integrator: Integrator::Rattle,
+        ..settings.clone()
     };
-    if let AnyScene::Planar(s) = scene("disc_on_plane.toml") {
-        bench_case_settings(c, "disc_on_plane", s.clone(), paper(Integrator::Euler));
-        bench_case_settings(
-            c,
-            "disc_on_plane_rattle",
-            s.clone(),
-            paper(Integrator::Rattle),
-        );
+    if let (AnyScene::Planar(s), settings) = paper_case("disc_on_plane.toml") {
+        bench_case_settings(c, "disc_on_plane", s.clone(), settings.clone());
+        bench_case_settings(c, "disc_on_plane_rattle", s.clone(), rattle(&settings));
         bench_case(c, "disc_on_plane_signed_gap", s);
     }
-    if let AnyScene::Spatial(s) = scene("sphere_on_two_spheres.toml") {
-        bench_case_settings(
-            c,
-            "sphere_on_two_spheres",
-            s.clone(),
-            paper(Integrator::Euler),
-        );
+    if let (AnyScene::Spatial(s), settings) = paper_case("sphere_on_two_spheres.toml") {
+        bench_case_settings(c, "sphere_on_two_spheres", s.clone(), settings.clone());
         bench_case_settings(
             c,
             "sphere_on_two_spheres_rattle",
             s.clone(),
-            paper(Integrator::Rattle),
+            rattle(&settings),
         );
         bench_case(c, "sphere_on_two_spheres_signed_gap", s);
     }
