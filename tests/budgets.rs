@@ -11,9 +11,14 @@ use implicit_contact::stepper::{ImplicitStepper, RowOwner, StepperSettings};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
 /// The pyramid of ten spheres under the path search alone, with a pivot budget of 1 per
-/// variable (no cumulative floor), at most 50 pivots per linearised problem and `max_halvings`.
+/// variable (no cumulative floor), at most 50 pivots per linearised problem and `max_halvings`,
+/// and no continuation in `μ` (which solves this step within that budget: its frictionless
+/// stage needs few pivots).
 fn starved_pyramid(max_halvings: usize) -> ImplicitStepper<Spatial> {
-    let mut settings = StepperSettings::default();
+    let mut settings = StepperSettings {
+        friction_continuation: false,
+        ..StepperSettings::default()
+    };
     settings.solver.order = vec![SolverKind::PathSearch];
     settings.solver.path.pivot_budget_per_variable = 1;
     settings.solver.path.pivot_limit = 50;

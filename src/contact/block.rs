@@ -613,6 +613,14 @@ impl<S: Space> ContactBlock<S> {
         self.friction
     }
 
+    /// Replaces the friction parameters (the stepper's continuation in `μ` lowers them for a
+    /// retry and puts them back).
+    pub fn set_friction(&mut self, friction: Friction) -> Result<(), ContactError> {
+        friction.validate("contact")?;
+        self.friction = friction;
+        Ok(())
+    }
+
     /// The function `f` of object `F` (its first function when `F` is an intersection).
     pub fn function_f(&self) -> &Placed<S> {
         &self.f

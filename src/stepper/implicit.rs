@@ -225,9 +225,12 @@
 //!
 //! # Failure policy
 //!
-//! A step whose solve does not converge is retried as two half steps, recursively up to
-//! [`StepperSettings::max_halvings`] (the policy of both steppers, `stepper::halving`); if that fails too, [`ImplicitStepper::step`] returns the
-//! failure and the scene is left at the last converged state. A non-converged step is never
+//! A (sub-)step whose solve does not converge from its warm start is solved again from a cold
+//! start, then by continuation in the friction coefficient (`continuation`: first without
+//! friction, then with `μ` raised in stages, the last solve the step's own MCP), and only then
+//! retried as two half steps, recursively up to [`StepperSettings::max_halvings`] (the policy
+//! of both steppers, `stepper::halving`); if that fails too, [`ImplicitStepper::step`] returns
+//! the failure and the scene is left at the last converged state. A non-converged step is never
 //! applied. Above the last depth only the first solver of the order (the path search) is
 //! tried; the dense fallbacks run at the last depth, where halving has nothing left to offer.
 
@@ -259,6 +262,7 @@ use std::time::Instant;
 const NO_ENTRY: usize = usize::MAX;
 
 mod assembly;
+mod continuation;
 mod impact;
 mod integrator;
 mod joint_groups;
@@ -293,6 +297,10 @@ pub struct StepperSettings {
     /// The form of the closest-point conditions of rigid contacts of one function
     /// ([`ClosestPoints`]; the signed gap by default, the paper's for its own cases).
     pub closest_points: ClosestPoints,
+    /// A sub-step that neither the warm nor the cold start solved is solved once more by
+    /// continuation in the friction coefficient before it is halved (see "Failure policy" in
+    /// the module docs); on by default.
+    pub friction_continuation: bool,
 }
 
 impl Default for StepperSettings {
@@ -307,6 +315,7 @@ impl Default for StepperSettings {
             proximal_iterations: 3,
             gyroscopic: Gyroscopic::default(),
             closest_points: ClosestPoints::default(),
+            friction_continuation: true,
         }
     }
 }
@@ -509,6 +518,10 @@ pub struct ImplicitStepper<S: Dynamics> {
     start_normals: Vec<f64>,
     /// Per halving depth, the state to return to if that (sub-)step fails.
     saved: Vec<Vec<f64>>,
+    /// Continuation in `μ` (`continuation`): the active contacts' own friction, and the
+    /// solution of the last stage that solved.
+    stage_friction: Vec<Friction>,
+    stage_z: Vec<f64>,
     /// The applied impulses `h λ_app` of the step (the midpoint integrator's velocity update).
     applied: Vec<f64>,
     /// The velocities `ν` of the two steps before the last (quasi-rigid warm start; the older
@@ -647,6 +660,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             points: Vec::new(),
             start_normals: Vec::new(),
             saved: Vec::new(),
+            stage_friction: Vec::new(),
+            stage_z: Vec::new(),
             applied: vec![0.0; nv],
             previous_z: Vec::new(),
             previous_joint: Vec::new(),
@@ -1622,6 +1637,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let fallbacks = depth >= self.settings.max_halvings;
         let mut solve = self.solve_step(h, fallbacks);
         report.newton_iterations += solve.major_iterations;
+        let tol = self.settings.solver.tolerance;
+        let mut near = solve.residual <= NEAR_TOLERANCE * tol;
         // A sub-step that does not solve from the warm start (the last step's points
         // extrapolated, its impulses) is solved once more from a cold one before it is halved:
         // each rigid contact as if it entered now (closest points at the start poses, zero
@@ -1640,6 +1657,19 @@ impl<S: Dynamics> ImplicitStepper<S> {
             solve = self.solve_step(h, fallbacks);
             report.newton_iterations += solve.major_iterations;
             report.cold_starts += 1;
+            near |= solve.residual <= NEAR_TOLERANCE * tol;
+        }
+        // Continuation changes where the solve starts, which helps a search that stalled in a
+        // valley of the friction rows far from any solution. A solve from either start that
+        // ended within [`NEAR_TOLERANCE`] tolerances found its solution's valley and crept
+        // there, which shorter steps cure: the sub-step is halved instead (the pyramid of 35's
+        // cold step, 1.2e-10 against 1e-10, and the struck row of 100's strike, 6.2e-10 from
+        // the warm start, both solved in halves, where every stage of the continuation crept
+        // likewise).
+        if !solve.converged() && self.settings.friction_continuation && !near {
+            solve = self.solve_by_friction_continuation(h, fallbacks, &saved);
+            report.newton_iterations += solve.major_iterations;
+            report.friction_continuations += 1;
         }
         if !solve.converged() && fallbacks {
             report.largest_residual = self.largest_residual(h);
@@ -2838,6 +2868,33 @@ mod tests {
     /// Contacts between two intersections leave their multipliers' square out of the pattern
     /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
     /// differences.
+    /// Soak seed 26 (2D, an ellipse landing on a circle that rests on the ground, μ = 1.47,
+    /// h = 0.005): the warm and the cold start of step 48 stall, and continuation in `μ`
+    /// solves it whole. Afterwards every contact has the scene's friction again.
+    #[test]
+    fn continuation_in_friction_solves_a_wedged_landing_and_restores_mu() {
+        let random = crate::study::soak::random_scene(26);
+        let crate::scenario::AnyScene::Planar(scene) = random.scene else {
+            panic!("seed 26 is planar");
+        };
+        let mu = scene.friction.mu;
+        let mut stepper = ImplicitStepper::new(scene, random.settings).unwrap();
+        let mut continued = Vec::new();
+        for step in 0..60 {
+            let report = stepper.step();
+            assert!(report.converged, "step {step}: {}", report.solve);
+            if report.friction_continuations > 0 {
+                assert_eq!(report.retries, 0, "step {step} solved whole");
+                assert_eq!(report.cold_starts, 1, "step {step}");
+                continued.push(step);
+            }
+        }
+        assert_eq!(continued, [48]);
+        for slot in &stepper.slots {
+            assert_eq!(slot.block.kernel().friction().mu, mu, "contact {}", slot.id);
+        }
+    }
+
     #[test]
     fn sparse_step_jacobian_is_exact_with_two_intersections() {
         use crate::scenario::{AnyScene, load};

@@ -125,6 +125,9 @@ pub struct StepReport {
     /// Sub-steps solved once more from a cold start (every rigid contact as if it entered
     /// then) after the warm start did not solve them.
     pub cold_starts: usize,
+    /// Sub-steps solved once more by continuation in the friction coefficient after the
+    /// cold start did not solve them either (whether or not it solved them).
+    pub friction_continuations: usize,
     /// A step that did not converge: the row of its last attempt's MCP with the largest
     /// natural residual, to say which contact, joint or body the solve could not settle.
     pub largest_residual: Option<ResidualSite>,
@@ -190,6 +193,7 @@ impl StepReport {
             energy_projection: 0.0,
             first_order_substeps: 0,
             cold_starts: 0,
+            friction_continuations: 0,
             largest_residual: None,
         }
     }
