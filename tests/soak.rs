@@ -316,6 +316,20 @@ fn a_polygon_landing_on_a_face_is_solved_from_a_cold_start() {
     assert_eq!(cold, [20], "steps solved again from a cold start");
 }
 
+/// Runs soak seed `seed` to its end (a minute's limit), asserts that it fails no step and
+/// breaks no law, and returns its outcome.
+fn run_within_the_laws(seed: u64) -> SeedOutcome {
+    let out = implicit_contact::study::soak::run_seed(seed, Duration::from_secs(60));
+    assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
+    assert_eq!(out.failed_steps, 0, "seed {seed}");
+    assert!(
+        law_violations(&out, &Tolerances::default()).is_empty(),
+        "seed {seed}: {:?}",
+        law_violations(&out, &Tolerances::default())
+    );
+    out
+}
+
 /// A body landing on a resting one, the friction at or near `μ = 1`: soak seeds 26 (an
 /// ellipse on a circle on the ground, μ = 1.47, step 48), 249 (μ = 1.45), 400 (μ = 1.27),
 /// 414 and 447 (RATTLE, μ = 1.38 and 1.46), all 2D, and 245 (3D, μ = 0.99) stalled the path
@@ -324,16 +338,8 @@ fn a_polygon_landing_on_a_face_is_solved_from_a_cold_start() {
 /// halved, and each runs to its end within the laws (0.16 to 0.58 s each when measured).
 #[test]
 fn a_wedged_landing_is_solved_by_continuation_in_friction() {
-    use implicit_contact::study::soak::run_seed;
     for seed in [26, 245, 249, 400, 414, 447] {
-        let out = run_seed(seed, Duration::from_secs(60));
-        assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
-        assert_eq!(out.failed_steps, 0, "seed {seed}");
-        assert!(
-            law_violations(&out, &Tolerances::default()).is_empty(),
-            "seed {seed}: {:?}",
-            law_violations(&out, &Tolerances::default())
-        );
+        run_within_the_laws(seed);
     }
 }
 
@@ -346,16 +352,8 @@ fn a_wedged_landing_is_solved_by_continuation_in_friction() {
 /// worst step, 411 and 348 iterations when measured, is held to 1000.
 #[test]
 fn a_partial_step_keeps_the_proximal_term() {
-    use implicit_contact::study::soak::run_seed;
     for seed in [57, 193] {
-        let out = run_seed(seed, Duration::from_secs(60));
-        assert_eq!(out.outcome, Outcome::Ok, "seed {seed}");
-        assert_eq!(out.failed_steps, 0, "seed {seed}");
-        assert!(
-            law_violations(&out, &Tolerances::default()).is_empty(),
-            "seed {seed}: {:?}",
-            law_violations(&out, &Tolerances::default())
-        );
+        let out = run_within_the_laws(seed);
         assert!(out.newton_max <= 1000, "seed {seed}: {}", out.newton_max);
     }
 }
