@@ -2865,9 +2865,6 @@ mod tests {
         );
     }
 
-    /// Contacts between two intersections leave their multipliers' square out of the pattern
-    /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
-    /// differences.
     /// Soak seed 26 (2D, an ellipse landing on a circle that rests on the ground, μ = 1.47,
     /// h = 0.005): the warm and the cold start of step 48 stall, and continuation in `μ`
     /// solves it whole. Afterwards every contact has the scene's friction again.
@@ -2895,6 +2892,9 @@ mod tests {
         }
     }
 
+    /// Contacts between two intersections leave their multipliers' square out of the pattern
+    /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
+    /// differences.
     #[test]
     fn sparse_step_jacobian_is_exact_with_two_intersections() {
         use crate::scenario::{AnyScene, load};

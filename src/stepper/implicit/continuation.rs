@@ -61,7 +61,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 reached = fraction;
                 self.stage_z.copy_from_slice(&self.z);
             } else if increment > SMALLEST_INCREMENT
-                && report.residual > super::NEAR_TOLERANCE * self.settings.solver.tolerance
+                && (report.residual.is_nan()
+                    || report.residual > super::NEAR_TOLERANCE * self.settings.solver.tolerance)
             {
                 increment *= 0.5;
                 self.z.copy_from_slice(&self.stage_z);
