@@ -1560,6 +1560,7 @@ impl ScenarioFile {
                 .map(|g| g.gyroscopic())
                 .unwrap_or_default(),
             closest_points: self.simulation.closest_points.unwrap_or_default(),
+            friction_continuation: self.simulation.friction_continuation.unwrap_or(true),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

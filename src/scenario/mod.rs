@@ -48,6 +48,8 @@
 //!                                #   "midpoint", "explicit" (the paper's eq. 21); see model::Gyroscopic
 //! closest_points = "signed_gap"  # optional, implicit stepper: "signed_gap" (default) or "paper"
 //!                                #   (the paper's eq. 15–19); see contact::ClosestPoints
+//! # friction_continuation = true # optional, implicit stepper: a step the warm start does not
+//!                                #   solve is solved by continuation in μ before it is halved
 //! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -365,6 +367,9 @@ pub struct Scenario {
     /// The form of rigid contacts' closest-point conditions (`simulation.closest_points`,
     /// default the signed gap).
     pub closest_points: crate::contact::ClosestPoints,
+    /// Continuation in the friction coefficient for steps the warm start does not solve
+    /// (`simulation.friction_continuation`, default true).
+    pub friction_continuation: bool,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -392,6 +397,7 @@ impl Scenario {
             energy_projection: self.energy_projection,
             gyroscopic: self.gyroscopic,
             closest_points: self.closest_points,
+            friction_continuation: self.friction_continuation,
             ..crate::stepper::StepperSettings::default()
         }
     }

@@ -110,6 +110,11 @@ pub struct SimulationSpec {
     /// written for the implicit stepper).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closest_points: Option<crate::contact::ClosestPoints>,
+    /// Whether a step the warm start does not solve is solved by continuation in the friction
+    /// coefficient before it is halved (default true); see
+    /// [`crate::stepper::StepperSettings::friction_continuation`]. The LCP stepper ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction_continuation: Option<bool>,
 }
 
 /// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].

@@ -151,6 +151,29 @@ fn energy_projection_is_a_rattle_key() {
     );
 }
 
+/// `simulation.friction_continuation` is on by default, read when given, and written back.
+#[test]
+fn friction_continuation_key_is_read() {
+    let gravity = "gravity = [0.0, 0.0, -9.81]";
+    let default = parse(BALL, FILE).unwrap();
+    assert!(default.stepper_settings().friction_continuation);
+    assert_eq!(
+        default.to_toml().matches("friction_continuation").count(),
+        0
+    );
+    for on in [false, true] {
+        let text = edit(
+            BALL,
+            gravity,
+            &format!("{gravity}\nfriction_continuation = {on}"),
+        );
+        let s = parse(&text, FILE).unwrap();
+        assert_eq!(s.stepper_settings().friction_continuation, on);
+        let back = parse(&s.to_toml(), FILE).unwrap();
+        assert_eq!(back.stepper_settings().friction_continuation, on);
+    }
+}
+
 /// `simulation.gyroscopic` is read in 3D under euler and midpoint, implicit by default, and
 /// refused (naming the key and why) in 2D, under RATTLE and with the LCP stepper.
 #[test]
@@ -1044,6 +1067,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             energy_projection: None,
             gyroscopic: Some(GyroscopicSpec::Midpoint),
             closest_points: Some(crate::contact::ClosestPoints::Paper),
+            friction_continuation: Some(false),
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {
