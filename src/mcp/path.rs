@@ -312,6 +312,8 @@ impl PathSolver {
                 rows.extend_from_slice(r);
                 vals.extend_from_slice(v);
             };
+            // Each order is measured on a factorisation of its own.
+            slu.forget();
             if slu.factor(n, order, column, |c| c) {
                 slu.flops()
             } else {

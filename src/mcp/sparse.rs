@@ -367,6 +367,8 @@ pub(crate) struct SparseLu {
     /// End of the part of each column of `L` the depth-first searches scan (symmetric
     /// pruning; `NONE`: the whole column).
     l_pend: Vec<usize>,
+    /// The step at which each column of `L` was pruned (`NONE`: not yet).
+    l_pruned: Vec<usize>,
     u_ptr: Vec<usize>,
     u_idx: Vec<usize>,
     u_val: Vec<f64>,
@@ -387,6 +389,18 @@ pub(crate) struct SparseLu {
     col_rows: Vec<usize>,
     col_vals: Vec<f64>,
     work: Vec<f64>,
+    /// Whether `L` and `U` hold the structure of a completed factorisation whose input is
+    /// recorded below, so that a matrix with the same input structure can be refactorised on it.
+    reusable: bool,
+    /// The recorded input, step by step: column eliminated, its preferred row, its row indices.
+    /// Only its structure counts, never its values, so a refactorisation depends on the
+    /// matrices factorised before only through their pivot rows.
+    in_col: Vec<usize>,
+    in_natural: Vec<usize>,
+    in_ptr: Vec<usize>,
+    in_rows: Vec<usize>,
+    /// Leading steps of the last factorisation refactorised on the kept structure.
+    reused: usize,
 }
 
 impl SparseLu {
@@ -394,6 +408,11 @@ impl SparseLu {
     /// (rows in `0..n`, duplicates summed), eliminating columns in the order `order` and
     /// preferring row `natural(c)` as the pivot of column `c` while threshold pivoting allows.
     /// False if the matrix is numerically singular.
+    ///
+    /// While the input structure (order, preferred rows, each column's row indices in the order
+    /// given) is that of the last completed factorisation, its columns are refactorised on the
+    /// kept structure and pivots (see [`SparseLu::refactor`]); from the first column where that
+    /// is not possible on, the factorisation goes on afresh.
     pub fn factor(
         &mut self,
         n: usize,
@@ -402,35 +421,33 @@ impl SparseLu {
         natural: impl Fn(usize) -> usize,
     ) -> bool {
         debug_assert_eq!(order.len(), n);
-        self.n = n;
-        self.l_ptr.clear();
-        self.l_ptr.push(0);
-        self.l_row.clear();
-        self.l_val.clear();
-        self.l_pend.clear();
-        self.u_ptr.clear();
-        self.u_ptr.push(0);
-        self.u_idx.clear();
-        self.u_val.clear();
-        self.u_diag.clear();
-        self.pinv.clear();
-        self.pinv.resize(n, NONE);
-        self.prow.clear();
-        self.qcol.clear();
-        self.x.resize(n, 0.0);
-        self.work.resize(n, 0.0);
-        if self.mark.len() != n {
-            self.mark.clear();
-            self.mark.resize(n, 0);
-            self.stamp = 0;
-        }
-        let mut scale = 0.0f64;
-        for (k, &c) in order.iter().enumerate() {
+        let (start, mut scale) = if self.reusable && n == self.n {
+            match self.refactor(order, &mut column, &natural) {
+                Ok(()) => {
+                    self.reused = n;
+                    return true;
+                }
+                Err((k, scale)) => {
+                    self.truncate(k);
+                    (k, scale)
+                }
+            }
+        } else {
+            self.clear(n);
+            (0, 0.0)
+        };
+        self.reused = start;
+        self.reusable = false;
+        for (k, &c) in order.iter().enumerate().skip(start) {
             self.stamp += 1;
             let stamp = self.stamp;
             self.col_rows.clear();
             self.col_vals.clear();
             column(c, &mut self.col_rows, &mut self.col_vals);
+            self.in_col.push(c);
+            self.in_natural.push(natural(c));
+            self.in_rows.extend_from_slice(&self.col_rows);
+            self.in_ptr.push(self.in_rows.len());
             // Pattern of L⁻¹ b: pivotal rows in topological order, non-pivotal rows apart.
             self.topo.clear();
             self.fresh.clear();
@@ -513,9 +530,165 @@ impl SparseLu {
             }
             self.l_ptr.push(self.l_row.len());
             self.l_pend.push(NONE);
+            self.l_pruned.push(NONE);
             self.prune(k, pivot_row);
         }
+        self.reusable = true;
         true
+    }
+
+    /// Makes the next factorisation start from scratch.
+    pub fn forget(&mut self) {
+        self.reusable = false;
+    }
+
+    /// Empties the factors and sizes the workspace for an `n × n` factorisation from scratch.
+    fn clear(&mut self, n: usize) {
+        self.n = n;
+        self.in_col.clear();
+        self.in_natural.clear();
+        self.in_ptr.clear();
+        self.in_ptr.push(0);
+        self.in_rows.clear();
+        self.l_ptr.clear();
+        self.l_ptr.push(0);
+        self.l_row.clear();
+        self.l_val.clear();
+        self.l_pend.clear();
+        self.l_pruned.clear();
+        self.u_ptr.clear();
+        self.u_ptr.push(0);
+        self.u_idx.clear();
+        self.u_val.clear();
+        self.u_diag.clear();
+        self.pinv.clear();
+        self.pinv.resize(n, NONE);
+        self.prow.clear();
+        self.qcol.clear();
+        self.x.resize(n, 0.0);
+        self.work.resize(n, 0.0);
+        if self.mark.len() != n {
+            self.mark.clear();
+            self.mark.resize(n, 0);
+            self.stamp = 0;
+        }
+    }
+
+    /// Keeps the first `k` steps of the factors (and their recorded input) and forgets the
+    /// rest, as a fresh factorisation stands after its step `k − 1`: rows pivoted later are
+    /// pivotal no longer, and a column pruned at a later step is scanned whole again (its rows
+    /// are merely in another order, which the searches do not need).
+    fn truncate(&mut self, k: usize) {
+        for &r in &self.prow[k..] {
+            self.pinv[r] = NONE;
+        }
+        for j in 0..k {
+            if self.l_pruned[j] != NONE && self.l_pruned[j] >= k {
+                self.l_pruned[j] = NONE;
+                self.l_pend[j] = NONE;
+            }
+        }
+        self.in_col.truncate(k);
+        self.in_natural.truncate(k);
+        self.in_ptr.truncate(k + 1);
+        self.in_rows.truncate(self.in_ptr[k]);
+        self.l_ptr.truncate(k + 1);
+        self.l_row.truncate(self.l_ptr[k]);
+        self.l_val.truncate(self.l_ptr[k]);
+        self.l_pend.truncate(k);
+        self.l_pruned.truncate(k);
+        self.u_ptr.truncate(k + 1);
+        self.u_idx.truncate(self.u_ptr[k]);
+        self.u_val.truncate(self.u_ptr[k]);
+        self.u_diag.truncate(k);
+        self.prow.truncate(k);
+        self.qcol.truncate(k);
+    }
+
+    /// Numeric refactorisation on the structure of the last completed factorisation (KLU's
+    /// `refactor`): the symbolic work of a factorisation (the depth-first searches, the
+    /// pruning, building the patterns) depends only on the input structure and the pivot rows,
+    /// so while the input structure is the recorded one and the recorded pivot row is an
+    /// acceptable pivot by the rule of a fresh choice (at least `PIVOT_THRESHOLD` of its
+    /// column's largest candidate), the column is eliminated in the recorded topological order
+    /// into the recorded patterns. The pivot is not chosen again: a fresh choice may prefer
+    /// another acceptable row, which would throw the structure away for no gain in stability.
+    /// `Err((k, scale))` at the first step `k` where that is not so (or the column is
+    /// numerically singular: a fresh choice of pivots may not be), with the running pivot
+    /// scale of the steps before it; the factors of those steps are complete.
+    fn refactor(
+        &mut self,
+        order: &[usize],
+        column: &mut impl FnMut(usize, &mut Vec<usize>, &mut Vec<f64>),
+        natural: &impl Fn(usize) -> usize,
+    ) -> Result<(), (usize, f64)> {
+        let n = self.n;
+        let mut scale = 0.0f64;
+        for (k, &c) in order.iter().enumerate() {
+            if c != self.in_col[k] || natural(c) != self.in_natural[k] {
+                return Err((k, scale));
+            }
+            self.col_rows.clear();
+            self.col_vals.clear();
+            column(c, &mut self.col_rows, &mut self.col_vals);
+            if self.col_rows[..] != self.in_rows[self.in_ptr[k]..self.in_ptr[k + 1]] {
+                return Err((k, scale));
+            }
+            for (&r, &v) in self.col_rows.iter().zip(&self.col_vals) {
+                self.x[r] += v;
+            }
+            // The recorded topological order is the order of `U`'s column.
+            let ucol = self.u_ptr[k]..self.u_ptr[k + 1];
+            for p in ucol.clone() {
+                let j = self.u_idx[p];
+                let xr = self.x[self.prow[j]];
+                if xr != 0.0 {
+                    let col = self.l_ptr[j]..self.l_ptr[j + 1];
+                    // SAFETY: `x` has length `n` (sized by the fresh factorisation); rows of `L`
+                    // are below `n`.
+                    unsafe {
+                        scatter_sub(&mut self.x, &self.l_row[col.clone()], &self.l_val[col], xr)
+                    };
+                }
+            }
+            for p in ucol {
+                let r = self.prow[self.u_idx[p]];
+                self.u_val[p] = self.x[r];
+                self.x[r] = 0.0;
+            }
+            // The candidates are the rows of `L`'s column and the recorded pivot row.
+            let lcol = self.l_ptr[k]..self.l_ptr[k + 1];
+            let recorded = self.prow[k];
+            let piv = self.x[recorded];
+            let mut amax = piv.abs();
+            let mut finite = amax.is_finite();
+            for &r in &self.l_row[lcol.clone()] {
+                let v = self.x[r].abs();
+                finite &= v.is_finite();
+                amax = amax.max(v);
+            }
+            let before = scale;
+            scale = scale.max(amax);
+            let singular = !finite || amax <= scale * SINGULAR_RATIO * n as f64;
+            if singular || piv.abs() < PIVOT_THRESHOLD * amax {
+                self.x[recorded] = 0.0;
+                for &r in &self.l_row[lcol] {
+                    self.x[r] = 0.0;
+                }
+                // Whether the matrix is singular is decided by a factorisation from scratch,
+                // as before there were refactorisations.
+                return Err(if singular { (0, 0.0) } else { (k, before) });
+            }
+            self.u_diag[k] = piv;
+            self.x[recorded] = 0.0;
+            for p in lcol {
+                let r = self.l_row[p];
+                self.l_val[p] = self.x[r] / piv;
+                self.x[r] = 0.0;
+            }
+        }
+        self.reusable = true;
+        Ok(())
     }
 
     /// Symmetric pruning (Eisenstat and Liu): a column `j` of `L` that holds the pivot row of
@@ -543,6 +716,7 @@ impl SparseLu {
                 }
             }
             self.l_pend[j] = tail;
+            self.l_pruned[j] = k;
         }
     }
 
@@ -858,6 +1032,79 @@ mod tests {
         let p = a.position(1, 1).unwrap();
         a.values_mut()[p] = 3.0;
         assert!(factor(&a, &mut lu));
+    }
+
+    /// A factorisation on the kept structure (refactorisation) solves the new matrix as well
+    /// as a fresh one: with the values unchanged it repeats the factors bit for bit; with new
+    /// values it keeps every step whose recorded pivot stays acceptable; a recorded pivot made
+    /// zero ends the reuse at its step, and the rest is factorised afresh; a new pattern is
+    /// factorised from scratch.
+    #[test]
+    fn refactorisation_solves_new_values_on_the_kept_structure() {
+        let residual = |a: &SparseJacobian, lu: &mut SparseLu| {
+            let n = a.n();
+            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() + 0.5).collect();
+            let mut x = b.clone();
+            lu.solve(&mut x);
+            let r = a.to_dense() * nalgebra::DVector::from_column_slice(&x)
+                - nalgebra::DVector::from_column_slice(&b);
+            let mut y = b.clone();
+            lu.solve_transpose(&mut y);
+            let rt = a.to_dense().transpose() * nalgebra::DVector::from_column_slice(&y)
+                - nalgebra::DVector::from_column_slice(&b);
+            r.amax().max(rt.amax())
+        };
+        let cond = |a: &SparseJacobian| {
+            let d = a.to_dense();
+            d.norm() * d.clone().try_inverse().unwrap().norm()
+        };
+        for (n, density, seed) in [(40, 0.08, 3), (120, 0.03, 4)] {
+            let a = random_sparse(n, density, seed);
+            let mut lu = SparseLu::default();
+            assert!(factor(&a, &mut lu));
+            assert_eq!(lu.reused, 0);
+            let (l, u, d) = (lu.l_val.clone(), lu.u_val.clone(), lu.u_diag.clone());
+            assert!(factor(&a, &mut lu));
+            assert_eq!(lu.reused, n);
+            assert_eq!((&lu.l_val, &lu.u_val, &lu.u_diag), (&l, &u, &d));
+
+            // New values, within a few per cent of the old ones: every step is reused.
+            let mut b = a.clone();
+            for (k, v) in b.values.iter_mut().enumerate() {
+                *v *= 1.0 + 0.03 * ((k as f64) * 1.7).sin();
+            }
+            assert!(factor(&b, &mut lu));
+            assert_eq!(lu.reused, n);
+            // 1e-10 relative as in `sparse_lu_solves_and_transposed_solves_match_dense`.
+            assert!(residual(&b, &mut lu) < 1e-10 * cond(&b));
+
+            // A recorded pivot made zero: the last step that eliminates into nothing (its
+            // pivot is an entry of the matrix) and has other candidates.
+            let k = (1..n)
+                .rev()
+                .find(|&k| lu.u_ptr[k] == lu.u_ptr[k + 1] && lu.l_ptr[k] < lu.l_ptr[k + 1])
+                .unwrap();
+            let (c, row) = (lu.qcol[k], lu.prow[k]);
+            let mut z = b.clone();
+            let p = z.position(row, c).unwrap();
+            z.values[p] = 0.0;
+            assert!(k > n / 4, "n = {n}: k = {k}");
+            {
+                assert!(factor(&z, &mut lu));
+                assert_eq!(lu.reused, k, "n = {n}");
+                assert!(residual(&z, &mut lu) < 1e-10 * cond(&z));
+                // And the factors it left are reused in turn.
+                assert!(factor(&z, &mut lu));
+                assert_eq!(lu.reused, n);
+                assert!(residual(&z, &mut lu) < 1e-10 * cond(&z));
+            }
+
+            // Another pattern: from scratch.
+            let other = random_sparse(n, density, seed + 10);
+            assert!(factor(&other, &mut lu));
+            assert!(lu.reused < n);
+            assert!(residual(&other, &mut lu) < 1e-10 * cond(&other));
+        }
     }
 
     /// A solver's copy of a pattern is taken once: taking the same pattern again leaves the
