@@ -17,7 +17,11 @@ const NONE: usize = usize::MAX;
 /// at least this fraction of the column's largest candidate (UMFPACK's default), which keeps the
 /// fill of the ordering without giving up stability.
 const PIVOT_THRESHOLD: f64 = 0.1;
-/// Relative size below which a pivot counts as zero (as in the dense LU).
+/// A column counts as numerically dependent on the columns eliminated before it when its largest
+/// candidate pivot is below this fraction (times `n`) of the column's own largest entry. The
+/// test is relative to the column, not to the matrix: a step's columns are in different units
+/// (a sphere's mass of 500 kg, a proximal weight of 1e-8), and measured against the largest
+/// pivot so far, a regular column of small entries counted as zero (pile of 300 spheres).
 const SINGULAR_RATIO: f64 = 1e-14;
 
 /// An `n × n` Jacobian in compressed sparse column form with a fixed pattern. Row indices are
@@ -421,20 +425,20 @@ impl SparseLu {
         natural: impl Fn(usize) -> usize,
     ) -> bool {
         debug_assert_eq!(order.len(), n);
-        let (start, mut scale) = if self.reusable && n == self.n {
+        let start = if self.reusable && n == self.n {
             match self.refactor(order, &mut column, &natural) {
                 Ok(()) => {
                     self.reused = n;
                     return true;
                 }
-                Err((k, scale)) => {
+                Err(k) => {
                     self.truncate(k);
-                    (k, scale)
+                    k
                 }
             }
         } else {
             self.clear(n);
-            (0, 0.0)
+            0
         };
         self.reused = start;
         self.reusable = false;
@@ -466,6 +470,7 @@ impl SparseLu {
             for (&r, &v) in self.col_rows.iter().zip(&self.col_vals) {
                 self.x[r] += v;
             }
+            let colmax = column_max(&self.x, &self.col_rows);
             // Sparse triangular solve with L in reverse post-order.
             for t in (0..self.topo.len()).rev() {
                 let r = self.topo[t];
@@ -508,8 +513,7 @@ impl SparseLu {
             } else {
                 best
             };
-            scale = scale.max(amax);
-            if best == NONE || !finite || amax <= scale * SINGULAR_RATIO * n as f64 {
+            if best == NONE || !finite || amax <= colmax * SINGULAR_RATIO * n as f64 {
                 for &r in &self.fresh {
                     self.x[r] = 0.0;
                 }
@@ -613,30 +617,30 @@ impl SparseLu {
     /// column's largest candidate), the column is eliminated in the recorded topological order
     /// into the recorded patterns. The pivot is not chosen again: a fresh choice may prefer
     /// another acceptable row, which would throw the structure away for no gain in stability.
-    /// `Err((k, scale))` at the first step `k` where that is not so (or the column is
-    /// numerically singular: a fresh choice of pivots may not be), with the running pivot
-    /// scale of the steps before it; the factors of those steps are complete.
+    /// `Err(k)` at the first step `k` where that is not so, `Err(0)` if the column is
+    /// numerically singular (a fresh choice of pivots may not be); the factors of the steps
+    /// before `k` are complete.
     fn refactor(
         &mut self,
         order: &[usize],
         column: &mut impl FnMut(usize, &mut Vec<usize>, &mut Vec<f64>),
         natural: &impl Fn(usize) -> usize,
-    ) -> Result<(), (usize, f64)> {
+    ) -> Result<(), usize> {
         let n = self.n;
-        let mut scale = 0.0f64;
         for (k, &c) in order.iter().enumerate() {
             if c != self.in_col[k] || natural(c) != self.in_natural[k] {
-                return Err((k, scale));
+                return Err(k);
             }
             self.col_rows.clear();
             self.col_vals.clear();
             column(c, &mut self.col_rows, &mut self.col_vals);
             if self.col_rows[..] != self.in_rows[self.in_ptr[k]..self.in_ptr[k + 1]] {
-                return Err((k, scale));
+                return Err(k);
             }
             for (&r, &v) in self.col_rows.iter().zip(&self.col_vals) {
                 self.x[r] += v;
             }
+            let colmax = column_max(&self.x, &self.col_rows);
             // The recorded topological order is the order of `U`'s column.
             let ucol = self.u_ptr[k]..self.u_ptr[k + 1];
             for p in ucol.clone() {
@@ -667,9 +671,7 @@ impl SparseLu {
                 finite &= v.is_finite();
                 amax = amax.max(v);
             }
-            let before = scale;
-            scale = scale.max(amax);
-            let singular = !finite || amax <= scale * SINGULAR_RATIO * n as f64;
+            let singular = !finite || amax <= colmax * SINGULAR_RATIO * n as f64;
             if singular || piv.abs() < PIVOT_THRESHOLD * amax {
                 self.x[recorded] = 0.0;
                 for &r in &self.l_row[lcol] {
@@ -677,7 +679,7 @@ impl SparseLu {
                 }
                 // Whether the matrix is singular is decided by a factorisation from scratch,
                 // as before there were refactorisations.
-                return Err(if singular { (0, 0.0) } else { (k, before) });
+                return Err(if singular { 0 } else { k });
             }
             self.u_diag[k] = piv;
             self.x[recorded] = 0.0;
@@ -869,6 +871,11 @@ unsafe fn scatter_sub(x: &mut [f64], rows: &[usize], vals: &[f64], a: f64) {
     }
 }
 
+/// Largest `|x[r]|` over the rows `rows` of a column scattered into `x`.
+fn column_max(x: &[f64], rows: &[usize]) -> f64 {
+    rows.iter().fold(0.0f64, |m, &r| m.max(x[r].abs()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1032,6 +1039,61 @@ mod tests {
         let p = a.position(1, 1).unwrap();
         a.values_mut()[p] = 3.0;
         assert!(factor(&a, &mut lu));
+    }
+
+    /// Singularity is judged relative to each column: a regular matrix whose every third
+    /// column is in units 1e12 times smaller (a step's proximal rows beside its masses) is
+    /// factorised and solved (measured against the largest pivot so far, those columns'
+    /// pivots counted as zero), and a column that is a multiple of another is singular at any
+    /// scale.
+    #[test]
+    fn singularity_is_judged_column_by_column() {
+        // Column scaling does not change the solution's accuracy in the scaled unknowns:
+        // `A = B D` gives `D x = B⁻¹ b`.
+        let (n, density, seed) = (120, 0.03, 4);
+        let b_mat = random_sparse(n, density, seed);
+        let d = |j: usize| if j % 3 == 1 { 1e-12 } else { 1.0 };
+        let mut a = b_mat.clone();
+        for j in 0..n {
+            let (start, end) = (a.col_ptr[j], a.col_ptr[j + 1]);
+            for v in &mut a.values[start..end] {
+                *v *= d(j);
+            }
+        }
+        let dense = b_mat.to_dense();
+        let cond = dense.norm() * dense.clone().try_inverse().unwrap().norm();
+        let mut lu = SparseLu::default();
+        assert!(
+            factor(&a, &mut lu),
+            "a column-scaled regular matrix reported singular"
+        );
+        let rhs: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() + 0.5).collect();
+        let mut x = rhs.clone();
+        lu.solve(&mut x);
+        let dx: Vec<f64> = (0..n).map(|j| d(j) * x[j]).collect();
+        let r = &dense * nalgebra::DVector::from_column_slice(&dx)
+            - nalgebra::DVector::from_column_slice(&rhs);
+        assert!(r.amax() < 1e-10 * cond, "residual {}", r.amax());
+
+        // A column that is a multiple of another, at any scale, is still singular.
+        let mut entries: Vec<(usize, usize)> = (0..n).map(|j| (j, j)).collect();
+        entries.extend([(1, 0), (0, 1)]);
+        let mut s = SparseJacobian::default();
+        s.set_pattern(n, &mut entries).unwrap();
+        for j in 0..n {
+            let p = s.diagonal_position(j);
+            s.values[p] = 1.0 + j as f64;
+        }
+        // Columns 0 and 1: (1, 2) and 1e-12 · (1, 2).
+        let set = |s: &mut SparseJacobian, i: usize, j: usize, v: f64| {
+            let p = s.position(i, j).unwrap();
+            s.values[p] = v;
+        };
+        set(&mut s, 0, 0, 1.0);
+        set(&mut s, 1, 0, 2.0);
+        set(&mut s, 0, 1, 1e-12);
+        set(&mut s, 1, 1, 2e-12);
+        assert!(!factor(&s, &mut SparseLu::default()));
     }
 
     /// A factorisation on the kept structure (refactorisation) solves the new matrix as well
