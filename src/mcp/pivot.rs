@@ -441,6 +441,7 @@ impl Pivoter {
             self.positions.push(self.spos);
         }
         let basis = &self.basis;
+        self.slu.against_largest_pivot = true;
         self.slu.factor(
             self.n,
             &self.positions,

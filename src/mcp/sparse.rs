@@ -18,10 +18,12 @@ const NONE: usize = usize::MAX;
 /// fill of the ordering without giving up stability.
 const PIVOT_THRESHOLD: f64 = 0.1;
 /// A column counts as numerically dependent on the columns eliminated before it when its largest
-/// candidate pivot is below this fraction (times `n`) of the column's own largest entry. The
-/// test is relative to the column, not to the matrix: a step's columns are in different units
-/// (a sphere's mass of 500 kg, a proximal weight of 1e-8), and measured against the largest
-/// pivot so far, a regular column of small entries counted as zero (pile of 300 spheres).
+/// candidate pivot is below this fraction (times `n`) of the column's own largest entry: a
+/// test of regularity that column scaling does not change, since a step's columns are in
+/// different units (a sphere's mass of 500 kg, a proximal weight of 1e-8). The pivoting bases
+/// ask more ([`SparseLu::against_largest_pivot`]): a pivot this small against the largest one
+/// so far makes the basis count as singular, so that the path search regularises the
+/// linearisation instead of tracing a path whose steps are a pivot of 1e-11 apart.
 const SINGULAR_RATIO: f64 = 1e-14;
 
 /// An `n × n` Jacobian in compressed sparse column form with a fixed pattern. Row indices are
@@ -364,6 +366,9 @@ fn symmetric_adjacency(a: &SparseJacobian) -> Vec<Vec<usize>> {
 /// factorisations.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct SparseLu {
+    /// Judge singularity against the largest pivot so far instead of each column's own largest
+    /// entry (see `SINGULAR_RATIO`).
+    pub against_largest_pivot: bool,
     n: usize,
     l_ptr: Vec<usize>,
     l_row: Vec<usize>,
@@ -425,20 +430,20 @@ impl SparseLu {
         natural: impl Fn(usize) -> usize,
     ) -> bool {
         debug_assert_eq!(order.len(), n);
-        let start = if self.reusable && n == self.n {
+        let (start, mut scale) = if self.reusable && n == self.n {
             match self.refactor(order, &mut column, &natural) {
                 Ok(()) => {
                     self.reused = n;
                     return true;
                 }
-                Err(k) => {
+                Err((k, scale)) => {
                     self.truncate(k);
-                    k
+                    (k, scale)
                 }
             }
         } else {
             self.clear(n);
-            0
+            (0, 0.0)
         };
         self.reused = start;
         self.reusable = false;
@@ -513,7 +518,13 @@ impl SparseLu {
             } else {
                 best
             };
-            if best == NONE || !finite || amax <= colmax * SINGULAR_RATIO * n as f64 {
+            scale = scale.max(amax);
+            let reference = if self.against_largest_pivot {
+                scale
+            } else {
+                colmax
+            };
+            if best == NONE || !finite || amax <= reference * SINGULAR_RATIO * n as f64 {
                 for &r in &self.fresh {
                     self.x[r] = 0.0;
                 }
@@ -625,17 +636,18 @@ impl SparseLu {
         order: &[usize],
         column: &mut impl FnMut(usize, &mut Vec<usize>, &mut Vec<f64>),
         natural: &impl Fn(usize) -> usize,
-    ) -> Result<(), usize> {
+    ) -> Result<(), (usize, f64)> {
         let n = self.n;
+        let mut scale = 0.0f64;
         for (k, &c) in order.iter().enumerate() {
             if c != self.in_col[k] || natural(c) != self.in_natural[k] {
-                return Err(k);
+                return Err((k, scale));
             }
             self.col_rows.clear();
             self.col_vals.clear();
             column(c, &mut self.col_rows, &mut self.col_vals);
             if self.col_rows[..] != self.in_rows[self.in_ptr[k]..self.in_ptr[k + 1]] {
-                return Err(k);
+                return Err((k, scale));
             }
             for (&r, &v) in self.col_rows.iter().zip(&self.col_vals) {
                 self.x[r] += v;
@@ -671,7 +683,14 @@ impl SparseLu {
                 finite &= v.is_finite();
                 amax = amax.max(v);
             }
-            let singular = !finite || amax <= colmax * SINGULAR_RATIO * n as f64;
+            let before = scale;
+            scale = scale.max(amax);
+            let reference = if self.against_largest_pivot {
+                scale
+            } else {
+                colmax
+            };
+            let singular = !finite || amax <= reference * SINGULAR_RATIO * n as f64;
             if singular || piv.abs() < PIVOT_THRESHOLD * amax {
                 self.x[recorded] = 0.0;
                 for &r in &self.l_row[lcol] {
@@ -679,7 +698,7 @@ impl SparseLu {
                 }
                 // Whether the matrix is singular is decided by a factorisation from scratch,
                 // as before there were refactorisations.
-                return Err(if singular { 0 } else { k });
+                return Err(if singular { (0, 0.0) } else { (k, before) });
             }
             self.u_diag[k] = piv;
             self.x[recorded] = 0.0;
@@ -1043,9 +1062,9 @@ mod tests {
 
     /// Singularity is judged relative to each column: a regular matrix whose every third
     /// column is in units 1e12 times smaller (a step's proximal rows beside its masses) is
-    /// factorised and solved (measured against the largest pivot so far, those columns'
-    /// pivots counted as zero), and a column that is a multiple of another is singular at any
-    /// scale.
+    /// factorised and solved (measured against the largest pivot so far, as the pivoting bases
+    /// are, those columns' pivots count as zero), and a column that is a multiple of another
+    /// is singular at any scale.
     #[test]
     fn singularity_is_judged_column_by_column() {
         // Column scaling does not change the solution's accuracy in the scaled unknowns:
@@ -1074,6 +1093,13 @@ mod tests {
         let r = &dense * nalgebra::DVector::from_column_slice(&dx)
             - nalgebra::DVector::from_column_slice(&rhs);
         assert!(r.amax() < 1e-10 * cond, "residual {}", r.amax());
+        // Measured against the largest pivot so far (the pivoting bases' test), the same
+        // matrix counts as singular.
+        let mut strict = SparseLu {
+            against_largest_pivot: true,
+            ..SparseLu::default()
+        };
+        assert!(!factor(&a, &mut strict));
 
         // A column that is a multiple of another, at any scale, is still singular.
         let mut entries: Vec<(usize, usize)> = (0..n).map(|j| (j, j)).collect();
