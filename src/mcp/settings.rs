@@ -43,7 +43,9 @@ pub struct PathSettings {
     /// Pivots allowed over the whole solve, at least (PATH's `cumulative_iteration_limit`).
     pub cumulative_pivot_limit: usize,
     /// Pivots allowed over the whole solve, per variable (at least `cumulative_pivot_limit` in
-    /// all): the budget grows with the problem's size, never without bound.
+    /// all): the budget grows with the problem's size, never without bound. A pivot of a
+    /// sparse problem costs about `n` operations, so the budget's time grows as `n²`: it is
+    /// kept at the few pivots per variable that converging solves take (README, "Budgets").
     pub pivot_budget_per_variable: usize,
     /// Number of reference merit values the non-monotone rule remembers.
     pub nms_memory: usize,
@@ -77,7 +79,7 @@ impl Default for PathSettings {
             crash_nbchange_limit: 0,
             pivot_limit: 1_000,
             cumulative_pivot_limit: 10_000,
-            pivot_budget_per_variable: 100,
+            pivot_budget_per_variable: 2,
             nms_memory: 10,
             watchdog_steps: 5,
             sufficient_decrease: 0.01,
