@@ -744,27 +744,7 @@ impl PathSolver {
                     self.memory.remove(0);
                 }
                 self.memory.push(self.it.merit);
-                // The proximal term as a trust region: it grows after a step shorter than a
-                // sixteenth of the path, stays after a longer one that still fell short of the
-                // path's end, and falls after the whole path was taken. Near a degenerate
-                // solution (resting contacts touching at zero gap and load, where `l₁`, `p_n`
-                // and `σ` sit at their bounds with their rows at zero, and the impulses'
-                // continuum) the Newton point lies far along near-null directions, where the
-                // linearisation no longer holds, and the search crept along tiny fractions of
-                // the path for hundreds of iterations (`tests/budgets.rs`, the pyramid of 20).
-                // A partial step that lowered the term as a whole one does made it alternate
-                // between a level too weak and one barely strong enough, every step a short
-                // one (`tests/soak.rs`, soak seed 57). A path cut short (at the pivot limit, or
-                // on a ray) and taken to its cut is not the whole path: the Newton point was not
-                // reached, so the term stays.
-                if tau < t_end / 16.0 {
-                    self.it.eps = self.stronger_proximal(settings).min(settings.proximal_max);
-                } else if tau >= t_end && !truncated {
-                    self.it.eps = (self.it.eps * 0.1).max(PLANS[self.it.plan].proximal_floor);
-                    if self.it.eps < 1e-14 {
-                        self.it.eps = PLANS[self.it.plan].proximal_floor;
-                    }
-                }
+                self.it.eps = self.proximal_after_step(tau, t_end, truncated, settings);
                 if self.it.merit < self.it.best_merit {
                     self.it.best_merit = self.it.merit;
                     self.it.since_best = 0;
@@ -797,6 +777,38 @@ impl PathSolver {
             }
         }
         None
+    }
+
+    /// The proximal term after an accepted step of length `tau` along a path that ended at
+    /// `t_end` (`truncated`: cut short at the pivot limit or on a ray, before the Newton point).
+    ///
+    /// The term is a trust region: it grows after a step shorter than a sixteenth of the path,
+    /// stays after a longer one that still fell short of the path's end, and falls after the
+    /// whole path was taken. Near a degenerate solution (resting contacts touching at zero gap
+    /// and load, where `l₁`, `p_n` and `σ` sit at their bounds with their rows at zero, and the
+    /// impulses' continuum) the Newton point lies far along near-null directions, where the
+    /// linearisation no longer holds, and the search crept along tiny fractions of the path for
+    /// hundreds of iterations (`tests/budgets.rs`, the pyramid of 20). A partial step that
+    /// lowered the term as a whole one does made it alternate between a level too weak and one
+    /// barely strong enough, every step a short one (`tests/soak.rs`, soak seed 57). A path cut
+    /// short and taken to its cut is not the whole path either: the Newton point was not
+    /// reached, and a term lowered there sent the next trace to the pivot limit again.
+    fn proximal_after_step(
+        &self,
+        tau: f64,
+        t_end: f64,
+        truncated: bool,
+        settings: &PathSettings,
+    ) -> f64 {
+        let floor = PLANS[self.it.plan].proximal_floor;
+        if tau < t_end / 16.0 {
+            self.stronger_proximal(settings).min(settings.proximal_max)
+        } else if tau >= t_end && !truncated {
+            let eps = (self.it.eps * 0.1).max(floor);
+            if eps < 1e-14 { floor } else { eps }
+        } else {
+            self.it.eps
+        }
     }
 
     /// The next, stronger proximal term: tenfold the current one, at least `proximal_initial`
@@ -1166,6 +1178,34 @@ mod tests {
             );
             assert!(r.converged(), "Josephy, start {start:?}: {r}");
         }
+    }
+
+    /// The proximal term as a trust region (`proximal_after_step`): a tenth after the whole
+    /// path, kept after a partial step and after a path cut short and taken to its cut, grown
+    /// after a step shorter than a sixteenth of the path, cut short or not.
+    #[test]
+    fn the_proximal_term_falls_only_after_the_whole_newton_path() {
+        let settings = PathSettings::default();
+        let mut solver = PathSolver::default();
+        solver.it.eps = 1e-3;
+        solver.it.merit = 1e-2;
+        let after =
+            |tau, t_end, truncated| solver.proximal_after_step(tau, t_end, truncated, &settings);
+        assert_eq!(after(1.0, 1.0, false), 1e-3 * 0.1, "whole path");
+        assert_eq!(after(0.3, 0.3, true), 1e-3, "cut short, taken to its cut");
+        assert_eq!(after(0.5, 1.0, false), 1e-3, "partial step");
+        assert_eq!(
+            after(0.25, 0.3, true),
+            1e-3,
+            "partial step of a path cut short"
+        );
+        // Tenfold, at least `proximal_initial` times the merit (1e-4 here).
+        assert_eq!(after(0.01, 1.0, false), 1e-2, "short step");
+        assert_eq!(
+            after(0.01, 0.3, true),
+            1e-2,
+            "short step of a path cut short"
+        );
     }
 
     #[test]
