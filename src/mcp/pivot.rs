@@ -47,6 +47,9 @@ pub(crate) enum Var {
     S,
 }
 
+/// States of a trace remembered in a list before they go to a hash set (see `Pivoter::seen`).
+const FEW_STATES: usize = 16;
+
 /// A 64-bit key of one fact about a basis (splitmix64 of `tag · n + i`): the state key of a
 /// basis is the XOR of the keys of its facts. Deterministic, so traces are reproducible.
 fn state_key(tag: u64, i: usize) -> u64 {
@@ -147,12 +150,18 @@ pub(crate) struct Pivoter {
     /// bound sides, entering variable and direction) it had already visited: from there the
     /// pivot rule, which depends on the state only, would repeat the same loop forever.
     pub cycled: bool,
-    /// State keys visited by the current trace (see `state_key_of`); the keys are already
-    /// mixed, so the set hashes them by identity.
+    /// State keys visited by the current trace (see `state_key_of`): the first `FEW_STATES` in
+    /// `few` (a short trace, the common one, then hashes nothing), the rest in `visited`, whose
+    /// keys are already mixed, so the set hashes them by identity.
+    few: Vec<u64>,
     visited: HashSet<u64, BuildHasherDefault<KeyHasher>>,
-    /// The XOR of the current basis's fact keys (without the entering variable), kept up to
-    /// date pivot by pivot: a pivot changes the facts of two indices at most.
+    /// The XOR of the keys of the facts that changed since the trace's start (each fact key
+    /// toggled in and out as a pivot changes the facts of at most two indices): with the start's
+    /// key, a constant of the trace, it would give the basis's key, so states of one trace
+    /// compare as well without it, and a trace starts at no cost.
     basis_key: u64,
+    /// The start basis's key, kept by debug builds only to check `basis_key` against.
+    start_key: u64,
     /// Breakpoints of the path in `x = z − w`, `n` values each, starting point first.
     pub path_x: Vec<f64>,
     /// The value of `s` at each breakpoint.
@@ -296,6 +305,7 @@ impl Pivoter {
         reserve_total(&mut self.eta_pos, REFACTOR.max(n));
         self.lu.reserve(n);
         // A path search's trace rarely pivots more than twice per unknown.
+        reserve_total(&mut self.few, FEW_STATES);
         self.visited
             .reserve((2 * n + 2).saturating_sub(self.visited.len()));
         reserve_total(&mut self.path_s, 2 * n + 2);
@@ -692,13 +702,31 @@ impl Pivoter {
     /// Everything the next pivot depends on besides rounding: `s`, when nonbasic, is at `s0`
     /// (it leaves only to end the trace), and the basic values follow from the rest.
     fn state_key_of(&self, entering: Var, dir: f64) -> u64 {
-        debug_assert_eq!(self.basis_key, self.basis_key_from_scratch());
+        debug_assert_eq!(
+            self.basis_key ^ self.start_key,
+            self.basis_key_from_scratch()
+        );
         let e = match entering {
             Var::Z(j) => state_key(5, j),
             Var::W(j) => state_key(6, j),
             Var::S => state_key(7, 0),
         };
         self.basis_key ^ e.rotate_left(if dir > 0.0 { 17 } else { 0 })
+    }
+
+    /// Whether the trace has been in the state of key `key` before; remembers it.
+    fn seen(&mut self, key: u64) -> bool {
+        if self.few.len() < FEW_STATES {
+            if self.few.contains(&key) {
+                return true;
+            }
+            self.few.push(key);
+            return false;
+        }
+        if self.visited.is_empty() {
+            self.visited.extend(self.few.iter().copied());
+        }
+        !self.visited.insert(key)
     }
 
     /// After a trace that stopped before `s = 0`: cuts the recorded path after its breakpoint
@@ -742,6 +770,7 @@ impl Pivoter {
         self.resize(n);
         self.pivots = 0;
         self.cycled = false;
+        self.few.clear();
         if !self.visited.is_empty() {
             self.visited.clear();
         }
@@ -769,7 +798,10 @@ impl Pivoter {
             }
         }
         self.basis0.copy_from_slice(&self.basis);
-        self.basis_key = self.basis_key_from_scratch();
+        self.basis_key = 0;
+        if cfg!(debug_assertions) {
+            self.start_key = self.basis_key_from_scratch();
+        }
         if !self.factor_start(a) {
             self.record(a, false);
             return Outcome::Singular;
@@ -798,7 +830,7 @@ impl Pivoter {
             // to date at O(1) per pivot): most loops begin within the first 32 pivots of their
             // trace, and a loop of 12 pivots cost 44 when states were remembered from pivot 32
             // on only.
-            if !self.visited.insert(self.state_key_of(entering, dir)) {
+            if self.seen(self.state_key_of(entering, dir)) {
                 self.cycled = true;
                 self.extract(a);
                 self.keep_best_prefix(record);
@@ -1047,8 +1079,8 @@ mod tests {
 
     /// Lemke-type traces (`z = l`, `d = 1`, `s0` large enough that the start is feasible) on
     /// random box problems: the loop detector's key of the basis, kept up to date pivot by
-    /// pivot, equals the key computed from scratch at the end of every trace, whichever way it
-    /// ended (the debug builds also check it before every pivot).
+    /// pivot from the start's, equals the key computed from scratch at the end of every trace,
+    /// whichever way it ended (the debug builds also check it before every pivot).
     #[test]
     fn the_incremental_basis_key_matches_the_key_from_scratch() {
         let mut seed = 0x5EED_u64;
@@ -1083,8 +1115,10 @@ mod tests {
                 d: &d,
             };
             pivoter.trace(&affine, s0, &z0, &w0, &start, false, 200);
+            // Every `w_i` basic, every `z_i` at its lower bound.
+            let start_key = (0..n).fold(0, |h, i| h ^ state_key(3, i));
             assert_eq!(
-                pivoter.basis_key,
+                pivoter.basis_key ^ start_key,
                 pivoter.basis_key_from_scratch(),
                 "trial {trial}"
             );
