@@ -428,34 +428,32 @@ fn planar_steps_where(
 }
 
 /// A step the path search cannot solve whole is halved before the dense fallbacks are tried:
-/// they run only at the last halving depth. Soak seed 11 (3D, three superellipsoids, RATTLE),
-/// step 99: the path search fails on the whole step and solves both halves, 514 Newton
-/// iterations in all, no fallback. (Seed 7's step 34 showed this first, when the fallbacks
-/// ran at every depth: 8 973 function evaluations, 17 s of dense QR. Since contacts between
-/// intersections leave their multipliers' square out of the sparse pattern, the elimination
-/// order there differs in rounding and that step fails at every depth, the fallbacks included:
-/// issue 15's open robustness, listed in the README.) Since a sub-step the warm start does not
-/// solve is solved again from a cold start before it is halved, step 99 is solved that way,
-/// whole (37 Newton iterations after the warm attempt's), and still without a fallback. A
-/// count, not a time: the bound is 4× the first measurement.
+/// they run only at the last halving depth. (Seed 7's step 34 showed this first, when the
+/// fallbacks ran at every depth: 8 973 function evaluations, 17 s of dense QR.) A sub-step the
+/// warm start does not solve is solved again from a cold start before it is halved. Soak seed
+/// 498 (3D, an ellipsoid, an octahedron and a superellipsoid, RATTLE, μ = 1.10), step 88: the
+/// warm and the cold start fail on the whole step, and the path search solves it in halves,
+/// 293 Newton iterations in all, without a fallback. (Seed 11's step 99 was this test's step
+/// until each contact kept its tangent reference from step to step: its warm start is now
+/// solved whole, in 13 iterations.) A count, not a time: the bound is 4× the measurement.
 #[test]
 fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     use implicit_contact::mcp::SolverKind;
     use implicit_contact::stepper::ImplicitStepper;
-    let random = random_scene(11);
+    let random = random_scene(498);
     let AnyScene::Spatial(scene) = random.scene else {
-        panic!("seed 11 is a 3D scene");
+        panic!("seed 498 is a 3D scene");
     };
     let mut stepper = ImplicitStepper::new(scene, random.settings).unwrap();
-    for step in 1..99 {
+    for step in 1..88 {
         let report = stepper.step();
         assert!(report.converged, "step {step}: {}", report.solve);
     }
     let report = stepper.step();
-    assert!(report.converged, "step 99: {}", report.solve);
+    assert!(report.converged, "step 88: {}", report.solve);
     assert!(
-        report.retries > 0 || report.cold_starts > 0,
-        "step 99 was halved or started cold: {}",
+        report.retries > 0 && report.cold_starts > 0,
+        "step 88 was halved after a cold start: {}",
         report.solve
     );
     // The report's solve is the last sub-step's; the iterations are the whole step's.
@@ -466,8 +464,8 @@ fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
         report.solve
     );
     assert!(
-        report.newton_iterations <= 2100,
-        "step 99: {} Newton iterations",
+        report.newton_iterations <= 1200,
+        "step 88: {} Newton iterations",
         report.newton_iterations
     );
 }

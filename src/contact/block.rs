@@ -312,9 +312,12 @@ impl Proximal {
 /// axis least aligned with `n` (2D: returned but unused). Choose it from the start-of-step
 /// normal and keep it for the step.
 pub fn tangent_reference_for<S: Space>(n: &S::Vector) -> S::Vector {
+    // Axes as little aligned as each other to within `TIE` go to the first, so that rounding
+    // does not choose (a contact on the ground, `n ≈ e_z`, takes `e_x` at every step).
+    const TIE: f64 = 1e-9;
     let mut best = 0;
     for i in 1..S::DIM {
-        if n[i].abs() < n[best].abs() {
+        if n[i].abs() < n[best].abs() - TIE * S::norm(n) {
             best = i;
         }
     }

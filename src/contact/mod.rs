@@ -54,8 +54,9 @@
 //! **Tangent basis**, a smooth function of `n` (Newton differentiates through it): 2D
 //! `t = (−n_y, n_x)`; 3D `t = (e − (e·n) n)/‖e − (e·n) n‖`, `o = n × t` with a reference
 //! direction `e` fixed for the step ([`ContactBlock::set_tangent_reference`], e.g.
-//! [`tangent_reference_for`] of the start-of-step normal). With isotropic friction
-//! (`e_t = e_o`) the law does not depend on `e`.
+//! [`tangent_reference_for`] of the normal; the implicit stepper keeps a contact's `e` from
+//! step to step while `|e·n| ≤ 0.9`). With isotropic friction (`e_t = e_o`) the law does not
+//! depend on `e`; the variables `p_t`, `p_o` do.
 //!
 //! # Two intersections
 //!

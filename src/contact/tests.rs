@@ -910,3 +910,21 @@ fn every_row_is_named_after_its_equation() {
     let layered = ContactLayout::new::<Planar>(1).extended(2);
     assert_eq!(names(layered)[layered.sigma + 1..], ["law", "law"]);
 }
+
+/// The tangent reference is the coordinate axis least aligned with the normal, and axes
+/// aligned with it alike to within rounding go to the first: a contact on the ground, whose
+/// normal is `e_z` up to rounding in either tangent component, takes `e_x` whichever way the
+/// rounding went (it used to take `e_y` when `|n_y| < |n_x|` by 1e-18).
+#[test]
+fn the_tangent_reference_does_not_depend_on_rounding() {
+    let e = |x: f64, y: f64, z: f64| tangent_reference_for::<Spatial>(&Vector3::new(x, y, z));
+    assert_eq!(e(1e-17, 1e-18, 1.0), Vector3::x());
+    assert_eq!(e(1e-18, 1e-17, 1.0), Vector3::x());
+    assert_eq!(e(-3e-16, 0.0, -1.0), Vector3::x());
+    // Axes genuinely less aligned are chosen as before.
+    assert_eq!(e(0.3, 0.1, 0.9), Vector3::y());
+    assert_eq!(e(0.3, 0.5, 0.1), Vector3::z());
+    assert_eq!(e(0.6, 0.6 + 1e-6, 0.5), Vector3::z());
+    assert_eq!(e(0.7, 0.7 - 1e-6, 0.1), Vector3::z());
+    assert_eq!(e(0.1, 0.1 - 1e-6, 0.99), Vector3::y());
+}

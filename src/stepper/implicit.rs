@@ -586,6 +586,11 @@ const ENERGY_GAIN: f64 = 1e-2;
 /// where each solve can leave another contact beyond its cone by more than the tolerance.
 const LAW_ROUNDS: usize = 10;
 
+/// A contact's tangent reference `e` is kept from step to step while `|e·n| ≤` this (its
+/// tangent basis then stays well conditioned, `‖e − (e·n) n‖ ≥ 0.43`); a new one, chosen
+/// from the normal, has `|e·n| ≤ 1/√3`.
+const KEEP_TANGENT_REFERENCE: f64 = 0.9;
+
 /// Outer proximal solves allowed beyond [`StepperSettings::proximal_iterations`] while the
 /// paper's rows at the last answer are within [`NEAR_TOLERANCE`] times the tolerance. There a
 /// regularised solve that ends just inside the tolerance leaves the paper's rows just outside
@@ -817,7 +822,19 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // at that distance.
             let mut x = Self::initial_guess(&self.scene, &self.slots[k])?;
             quasi::initialize(&self.scene, &mut self.slots[k], &mut x);
-            self.slots[k].x = x;
+            // A fresh tangent reference from the entering normal, kept while the contact
+            // lasts (`renew_tangent_reference`).
+            let slot = &mut self.slots[k];
+            let n = slot
+                .block
+                .kernel()
+                .normal_source(&x, &self.scene.bodies[slot.body1].pose);
+            if S::DIM == 3 && S::norm(&n) > 0.0 {
+                let _ = slot
+                    .block
+                    .set_tangent_reference(tangent_reference_for::<S>(&n));
+            }
+            slot.x = x;
             let at = self.active.partition_point(|&a| a < k);
             self.active.insert(at, k);
             *changed = true;
@@ -2011,6 +2028,47 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
     }
 
+    /// Contact `k`'s tangent reference for the (sub-)step (3D): kept while `|e·n| ≤`
+    /// [`KEEP_TANGENT_REFERENCE`] at the current normal estimate `n`, otherwise the coordinate
+    /// axis least aligned with `n`, its friction warm start `(p_t, p_o)` turned into the new
+    /// basis (the same world impulse). A reference chosen afresh every step flips between two
+    /// axes equally far from `n` with rounding (a sphere resting on the ground, `n ≈ e_z`:
+    /// `t` jumps between `e_x` and `e_y`), and the warm start's `p_t`, `p_o` then point the
+    /// wrong way.
+    fn renew_tangent_reference(&mut self, k: usize) {
+        let slot = &mut self.slots[k];
+        let g = slot
+            .block
+            .kernel()
+            .normal_source(slot.local(&self.z), &self.scene.bodies[slot.body1].pose);
+        let len = S::norm(&g);
+        // With a non-finite normal the old reference stays and the solve reports the
+        // non-finite values it meets.
+        if !(len > 0.0 && len.is_finite()) {
+            return;
+        }
+        let n = g * (1.0 / len);
+        let old = slot.block.kernel().tangent_reference();
+        if S::dot(&old, &n).abs() <= KEEP_TANGENT_REFERENCE {
+            return;
+        }
+        let new = tangent_reference_for::<S>(&n);
+        // A coordinate axis is always a valid reference.
+        let _ = slot.block.set_tangent_reference(new);
+        let three = |v: &S::Vector| -> [f64; 3] {
+            std::array::from_fn(|i| if i < S::DIM { v[i] } else { 0.0 })
+        };
+        let (n3, old3, new3) = (three(&n), three(&old), three(&new));
+        let [t0, o0] = crate::contact::tangent_directions(S::DIM, &n3, &old3);
+        let [t1, o1] = crate::contact::tangent_directions(S::DIM, &n3, &new3);
+        let at = slot.offset + slot.block.kernel().friction_range().start;
+        let (pt, po) = (self.z[at], self.z[at + 1]);
+        let p: [f64; 3] = std::array::from_fn(|i| pt * t0[i] + po * o0[i]);
+        let dot = |a: &[f64; 3], b: &[f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        self.z[at] = dot(&p, &t1);
+        self.z[at + 1] = dot(&p, &o1);
+    }
+
     /// Warm start of jointed scenes: a joint's multipliers, and the velocities of the bodies,
     /// change smoothly from step to step (a pendulum's rod force), so they are extrapolated
     /// linearly from the last two whole steps; scenes with compliant layers extrapolate the
@@ -2423,21 +2481,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
             k0 += 2 * d;
             slot.block.kernel_mut().set_start_levers(levers);
         }
-        // 3D: the tangent reference of each contact from its current normal estimate.
+        // 3D: each contact keeps its tangent reference while the reference stays well away
+        // from its current normal estimate, so its friction variables keep their meaning from
+        // step to step (see `renew_tangent_reference`).
         if S::DIM == 3 {
-            for &k in &self.active {
-                let slot = &mut self.slots[k];
-                let n = slot
-                    .block
-                    .kernel()
-                    .normal_source(slot.local(&self.z), &self.scene.bodies[slot.body1].pose);
-                // A coordinate axis is always a valid reference; with a non-finite normal the
-                // old reference stays and the solve reports the non-finite values it meets.
-                if S::norm(&n) > 0.0 {
-                    let _ = slot
-                        .block
-                        .set_tangent_reference(tangent_reference_for::<S>(&n));
-                }
+            for i in 0..self.active.len() {
+                self.renew_tangent_reference(self.active[i]);
             }
         }
         self.last_z.clear();
@@ -2895,6 +2944,69 @@ mod tests {
     /// Contacts between two intersections leave their multipliers' square out of the pattern
     /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
     /// differences.
+    /// A contact keeps its friction basis while it lasts, and a reference renewed because the
+    /// normal came near it turns the warm start's friction with it. The resting pyramid of
+    /// 10's ground contacts have `n = e_z` up to rounding, where the reference chosen afresh
+    /// every step flipped `t` between `e_x` and `e_y` and left the warm start's `p_t`, `p_o`
+    /// pointing the wrong way.
+    #[test]
+    fn a_contact_keeps_its_friction_basis_and_a_renewed_one_turns_the_warm_start() {
+        let scene = crate::scenes::sphere_pyramid(3, 0.5).unwrap();
+        let mut stepper = ImplicitStepper::new(scene, StepperSettings::default()).unwrap();
+        assert!(stepper.step().converged);
+        let first: Vec<_> = stepper
+            .active
+            .iter()
+            .map(|&k| (k, stepper.slots[k].block.kernel().tangent_reference()))
+            .collect();
+        assert_eq!(first.len(), 30);
+        for _ in 0..30 {
+            assert!(stepper.step().converged);
+        }
+        for &(k, e) in &first {
+            assert_eq!(stepper.slots[k].block.kernel().tangent_reference(), e);
+        }
+        // The world friction impulse of the contact's local variables.
+        let world = |st: &ImplicitStepper<crate::geometry::Spatial>, k: usize| {
+            let slot = &st.slots[k];
+            let x = slot.local(&st.z);
+            let p = slot.block.kernel().friction_impulses(x);
+            output_normal_and_friction(
+                x,
+                &st.scene.bodies[slot.body1],
+                slot.block.kernel(),
+                [p[0], p[1]],
+            )
+        };
+        let k = first[0].0;
+        let (n, loaded) = world(&stepper, k);
+        assert!(loaded.iter().map(|v| v * v).sum::<f64>().sqrt() > 1e-3);
+        // A reference 6° from the normal (`|e·n| > 0.9`) and a friction impulse in its basis.
+        let n: nalgebra::Vector3<f64> = nalgebra::Vector3::new(n[0], n[1], n[2]);
+        let near = (n + 0.1 * nalgebra::Vector3::<f64>::x()).normalize();
+        stepper.slots[k].block.set_tangent_reference(near).unwrap();
+        let at = stepper.slots[k].offset + stepper.slots[k].block.kernel().friction_range().start;
+        stepper.z[at] = 0.03;
+        stepper.z[at + 1] = -0.02;
+        let (_, before) = world(&stepper, k);
+        stepper.renew_tangent_reference(k);
+        let (_, after) = world(&stepper, k);
+        assert_eq!(
+            stepper.slots[k].block.kernel().tangent_reference(),
+            tangent_reference_for::<crate::geometry::Spatial>(&n)
+        );
+        for i in 0..3 {
+            assert!(
+                (after[i] - before[i]).abs() <= 1e-15,
+                "{before:?} → {after:?}"
+            );
+        }
+        // A reference well away from the normal stays.
+        let kept = stepper.slots[k].block.kernel().tangent_reference();
+        stepper.renew_tangent_reference(k);
+        assert_eq!(stepper.slots[k].block.kernel().tangent_reference(), kept);
+    }
+
     #[test]
     fn sparse_step_jacobian_is_exact_with_two_intersections() {
         use crate::scenario::{AnyScene, load};
