@@ -310,7 +310,7 @@ impl Proximal {
 
 /// A unit reference direction for the 3D tangent basis, well away from `n`: the coordinate
 /// axis least aligned with `n` (2D: returned but unused). Choose it from the start-of-step
-/// normal and keep it for the step.
+/// normal and keep it at least for the step.
 pub fn tangent_reference_for<S: Space>(n: &S::Vector) -> S::Vector {
     // Axes as little aligned as each other to within `TIE` go to the first, so that rounding
     // does not choose (a contact on the ground, `n ≈ e_z`, takes `e_x` at every step).

@@ -2941,9 +2941,6 @@ mod tests {
         }
     }
 
-    /// Contacts between two intersections leave their multipliers' square out of the pattern
-    /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
-    /// differences.
     /// A contact keeps its friction basis while it lasts, and a reference renewed because the
     /// normal came near it turns the warm start's friction with it. The resting pyramid of
     /// 10's ground contacts have `n = e_z` up to rounding, where the reference chosen afresh
@@ -3007,6 +3004,9 @@ mod tests {
         assert_eq!(stepper.slots[k].block.kernel().tangent_reference(), kept);
     }
 
+    /// Contacts between two intersections leave their multipliers' square out of the pattern
+    /// (`block::JacobianShape`): the assembled Jacobian still equals the dense one and central
+    /// differences.
     #[test]
     fn sparse_step_jacobian_is_exact_with_two_intersections() {
         use crate::scenario::{AnyScene, load};
