@@ -434,12 +434,19 @@ fn output_normal_and_friction<S: Dynamics>(
 ) -> (Vec<f64>, Vec<f64>) {
     let g = block.normal_source(x, &body1.pose);
     let len = S::norm(&g);
-    let n: [f64; 3] = std::array::from_fn(|k| if k < S::DIM { g[k] / len } else { 0.0 });
-    let e = block.tangent_reference();
-    let e: [f64; 3] = std::array::from_fn(|k| if k < S::DIM { e[k] } else { 0.0 });
-    let [t, o] = crate::contact::tangent_directions(S::DIM, &n, &e);
+    let n = S::vector_from_fn(|k| g[k] / len);
+    let [t, o] = tangent_axes::<S>(&n, &block.tangent_reference());
     let friction = (0..S::DIM).map(|k| p_t * t[k] + p_o * o[k]).collect();
-    (n[..S::DIM].to_vec(), friction)
+    ((0..S::DIM).map(|k| n[k]).collect(), friction)
+}
+
+/// The tangent directions `t`, `o` of the rows FR (zero-padded to three entries; `o` zero in
+/// 2D) at the unit normal `n` with the tangent reference `e`.
+fn tangent_axes<S: Dynamics>(n: &S::Vector, e: &S::Vector) -> [[f64; 3]; 2] {
+    let pad = |v: &S::Vector| -> [f64; 3] {
+        std::array::from_fn(|k| if k < S::DIM { v[k] } else { 0.0 })
+    };
+    crate::contact::tangent_directions(S::DIM, &pad(n), &pad(e))
 }
 
 /// The geometrically implicit stepper: a scene, its candidate contacts and the warm start.
@@ -2055,12 +2062,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let new = tangent_reference_for::<S>(&n);
         // A coordinate axis is always a valid reference.
         let _ = slot.block.set_tangent_reference(new);
-        let three = |v: &S::Vector| -> [f64; 3] {
-            std::array::from_fn(|i| if i < S::DIM { v[i] } else { 0.0 })
-        };
-        let (n3, old3, new3) = (three(&n), three(&old), three(&new));
-        let [t0, o0] = crate::contact::tangent_directions(S::DIM, &n3, &old3);
-        let [t1, o1] = crate::contact::tangent_directions(S::DIM, &n3, &new3);
+        let [t0, o0] = tangent_axes::<S>(&n, &old);
+        let [t1, o1] = tangent_axes::<S>(&n, &new);
         let at = slot.offset + slot.block.kernel().friction_range().start;
         let (pt, po) = (self.z[at], self.z[at + 1]);
         let p: [f64; 3] = std::array::from_fn(|i| pt * t0[i] + po * o0[i]);
