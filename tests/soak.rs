@@ -431,29 +431,30 @@ fn planar_steps_where(
 /// they run only at the last halving depth. (Seed 7's step 34 showed this first, when the
 /// fallbacks ran at every depth: 8 973 function evaluations, 17 s of dense QR.) A sub-step the
 /// warm start does not solve is solved again from a cold start before it is halved. Soak seed
-/// 498 (3D, an ellipsoid, an octahedron and a superellipsoid, RATTLE, μ = 1.10), step 88: the
-/// warm and the cold start fail on the whole step, and the path search solves it in halves,
-/// 293 Newton iterations in all, without a fallback. (Seed 11's step 99 was this test's step
-/// until each contact kept its tangent reference from step to step: its warm start is now
-/// solved whole, in 13 iterations.) A count, not a time: the bound is 4× the measurement.
+/// 480 (3D, three spheres, two superellipsoids, a box and an ellipsoid, RATTLE, μ = 0.71),
+/// step 89: the warm and the cold start fail on the whole step, and the path search solves it
+/// in halves, 605 Newton iterations in all, without a fallback. (Seeds 11 and 498 were this
+/// test's before: seed 11's step 99 until each contact kept its tangent reference, seed 498's
+/// step 88 until the path search's merit left out the rows of variables resting at a bound;
+/// both are now solved whole.) A count, not a time: the bound is 4× the measurement.
 #[test]
 fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     use implicit_contact::mcp::SolverKind;
     use implicit_contact::stepper::ImplicitStepper;
-    let random = random_scene(498);
+    let random = random_scene(480);
     let AnyScene::Spatial(scene) = random.scene else {
-        panic!("seed 498 is a 3D scene");
+        panic!("seed 480 is a 3D scene");
     };
     let mut stepper = ImplicitStepper::new(scene, random.settings).unwrap();
-    for step in 1..88 {
+    for step in 1..89 {
         let report = stepper.step();
         assert!(report.converged, "step {step}: {}", report.solve);
     }
     let report = stepper.step();
-    assert!(report.converged, "step 88: {}", report.solve);
+    assert!(report.converged, "step 89: {}", report.solve);
     assert!(
         report.retries > 0 && report.cold_starts > 0,
-        "step 88 was halved after a cold start: {}",
+        "step 89 was halved after a cold start: {}",
         report.solve
     );
     // The report's solve is the last sub-step's; the iterations are the whole step's.
@@ -464,8 +465,8 @@ fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
         report.solve
     );
     assert!(
-        report.newton_iterations <= 1200,
-        "step 88: {} Newton iterations",
+        report.newton_iterations <= 2400,
+        "step 89: {} Newton iterations",
         report.newton_iterations
     );
 }

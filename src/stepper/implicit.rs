@@ -2917,28 +2917,28 @@ mod tests {
         );
     }
 
-    /// Soak seed 26 (2D, an ellipse landing on a circle that rests on the ground, μ = 1.47,
-    /// h = 0.005): the warm and the cold start of step 48 stall, and continuation in `μ`
-    /// solves it whole. Afterwards every contact has the scene's friction again.
+    /// Soak seed 447 (2D, μ ≥ 0.85): the warm and the cold start of step 103 stall, and so
+    /// does the whole step's continuation in `μ`; each half is solved by its own
+    /// continuation (two in all). Afterwards every contact has the scene's friction again.
+    /// (Seed 26's step 48, which this test ran before, is now solved from its cold start: see
+    /// the path search's merit in `mcp::path`.)
     #[test]
     fn continuation_in_friction_solves_a_wedged_landing_and_restores_mu() {
-        let random = crate::study::soak::random_scene(26);
+        let random = crate::study::soak::random_scene(447);
         let crate::scenario::AnyScene::Planar(scene) = random.scene else {
-            panic!("seed 26 is planar");
+            panic!("seed 447 is planar");
         };
         let mu = scene.friction.mu;
         let mut stepper = ImplicitStepper::new(scene, random.settings).unwrap();
         let mut continued = Vec::new();
-        for step in 0..60 {
+        for step in 0..=103 {
             let report = stepper.step();
             assert!(report.converged, "step {step}: {}", report.solve);
             if report.friction_continuations > 0 {
-                assert_eq!(report.retries, 0, "step {step} solved whole");
-                assert_eq!(report.cold_starts, 1, "step {step}");
-                continued.push(step);
+                continued.push((step, report.friction_continuations, report.retries));
             }
         }
-        assert_eq!(continued, [48]);
+        assert_eq!(continued, [(103, 2, 1)]);
         for slot in &stepper.slots {
             assert_eq!(slot.block.kernel().friction().mu, mu, "contact {}", slot.id);
         }
