@@ -2,6 +2,8 @@
 //! budget (pivots per variable, the optional wall-time limit), a step that cannot be solved
 //! ends, unapplied, instead of grinding, and a halved step reports its whole impulse.
 
+mod common;
+
 use implicit_contact::contact::ClosestPoints;
 use implicit_contact::geometry::{BodyShape, ConvexPart, HalfSpace, Placed, Pose, Spatial, Sphere};
 use implicit_contact::mcp::{SolverKind, Status};
@@ -311,13 +313,7 @@ fn the_pyramid_of_twenty_settles_without_a_creeping_step() {
     let mut stepper =
         ImplicitStepper::new(sphere_pyramid(4, 0.5).unwrap(), StepperSettings::default()).unwrap();
     assert!(stepper.step().converged);
-    let mut worst = (0, 0);
-    for step in 1..=40 {
-        let report = stepper.step();
-        assert!(report.converged, "step {step}: {}", report.solve);
-        assert_eq!(report.retries, 0, "step {step}: {}", report.solve);
-        worst = worst.max((report.newton_iterations, step));
-    }
+    let worst = common::worst_whole_step(&mut stepper, 1, 40);
     assert!(
         worst.0 <= 30,
         "step {}: {} Newton iterations",

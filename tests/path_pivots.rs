@@ -8,6 +8,8 @@
 //! pivots for the step at t = 0.07 (about 0.5 s) before the loop detection, 691 after.
 //! Counts of pivots, not times, are asserted: they are deterministic.
 
+mod common;
+
 use implicit_contact::scenes::{disc_pile, disc_row};
 use implicit_contact::stepper::{ImplicitStepper, StepperSettings};
 
@@ -55,13 +57,7 @@ fn disc_row_with_friction_steps_take_few_pivots() {
 fn a_disc_pile_steps_whole_with_pivots_limited_per_trace() {
     let mut stepper =
         ImplicitStepper::new(disc_pile(50, 0.5, 1).unwrap(), StepperSettings::default()).unwrap();
-    let mut worst = (0, 0);
-    for k in 0..100 {
-        let r = stepper.step();
-        assert!(r.converged, "step {k}: {}", r.solve);
-        assert_eq!(r.retries, 0, "step {k} was halved: {}", r.solve);
-        worst = worst.max((r.newton_iterations, k));
-    }
+    let worst = common::worst_whole_step(&mut stepper, 0, 100);
     assert!(
         worst.0 <= 500,
         "worst step {}: {} Newton iterations",

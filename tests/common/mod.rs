@@ -60,3 +60,24 @@ fn example(name: &str) -> implicit_contact::scenario::AnyScene {
         .unwrap_or_else(|e| panic!("{e}"))
         .scene
 }
+
+/// Steps `stepper` `steps` times, each converged whole (no halving), and returns the largest
+/// number of Newton iterations a step took and the step's index (counted from `first`).
+pub fn worst_whole_step<S: implicit_contact::model::Dynamics>(
+    stepper: &mut implicit_contact::stepper::ImplicitStepper<S>,
+    first: usize,
+    steps: usize,
+) -> (usize, usize) {
+    let mut worst = (0, first);
+    for step in first..first + steps {
+        let report = stepper.step();
+        assert!(report.converged, "step {step}: {}", report.solve);
+        assert_eq!(
+            report.retries, 0,
+            "step {step} was halved: {}",
+            report.solve
+        );
+        worst = worst.max((report.newton_iterations, step));
+    }
+    worst
+}
