@@ -434,9 +434,9 @@ fn planar_steps_where(
 /// 480 (3D, three spheres, two superellipsoids, a box and an ellipsoid, RATTLE, μ = 0.71),
 /// step 89: the warm and the cold start fail on the whole step, and the path search solves it
 /// in halves, 605 Newton iterations in all, without a fallback. (Seeds 11 and 498 were this
-/// test's before: seed 11's step 99 until each contact kept its tangent reference, seed 498's
-/// step 88 until the path search's merit left out the rows of variables resting at a bound;
-/// both are now solved whole.) A count, not a time: the bound is 4× the measurement.
+/// test's before: seed 11's step 99, solved whole since each contact keeps its tangent
+/// reference, and seed 498's step 88, no longer halved after a cold start since the path
+/// search's merit leaves out the rows of variables resting at a bound.) A count, not a time: the bound is 4× the measurement.
 #[test]
 fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     use implicit_contact::mcp::SolverKind;

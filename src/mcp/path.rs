@@ -29,9 +29,9 @@
 //!   `w_i = max(F_i, 0)` at a lower bound, `min(F_i, 0)` at an upper one, and 0 inside; the
 //!   accepted point continues from `x̂(z(t))`. So a row whose variable rests at its bound with
 //!   room to spare counts for nothing, however `F_i` moves, where `‖F_B(x(t))‖` counted the
-//!   linearisation's error in it: in a friction cone row of a sticking contact, curved
-//!   (`μ²p_n² − ‖p‖²`) and off by the square of the step along the impulses' continuum, that
-//!   error held the search to an eighth of the path for hundreds of iterations.
+//!   linearisation's error in it: a friction cone row of a sticking contact is curved
+//!   (`μ²p_n² − ‖p‖²`), off by the square of the step along the impulses' continuum, and that
+//!   error, not a residual of the problem, held the search to short steps.
 //! * **Non-monotone watchdog.** `R` is the largest of the last `nms_memory` accepted merit values;
 //!   after `watchdog_steps` steps without a new best point the search returns to the best point
 //!   (the checkpoint) and continues monotonically (`R` = current merit) until it improves on it.

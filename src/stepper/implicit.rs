@@ -2917,11 +2917,11 @@ mod tests {
         );
     }
 
-    /// Soak seed 447 (2D, μ ≥ 0.85): the warm and the cold start of step 103 stall, and so
-    /// does the whole step's continuation in `μ`; each half is solved by its own
-    /// continuation (two in all). Afterwards every contact has the scene's friction again.
-    /// (Seed 26's step 48, which this test ran before, is now solved from its cold start: see
-    /// the path search's merit in `mcp::path`.)
+    /// Soak seed 447 (2D, nine bodies, RATTLE, μ = 1.46, h = 0.005): step 103 is solved with
+    /// continuation in `μ` after one halving (two continuations counted), and no other step of
+    /// the first 104 needs it. Afterwards every contact has the scene's friction again. (Seed
+    /// 26's step 48, which this test ran before, no longer needs continuation since the path
+    /// search's merit leaves out rows resting at their bound: see `mcp::path`.)
     #[test]
     fn continuation_in_friction_solves_a_wedged_landing_and_restores_mu() {
         let random = crate::study::soak::random_scene(447);
