@@ -436,7 +436,8 @@ fn planar_steps_where(
 /// in halves, 605 Newton iterations in all, without a fallback. (Seeds 11 and 498 were this
 /// test's before: seed 11's step 99, solved whole since each contact keeps its tangent
 /// reference, and seed 498's step 88, no longer halved after a cold start since the path
-/// search's merit leaves out the rows of variables resting at a bound.) A count, not a time: the bound is 4× the measurement.
+/// search's merit leaves out the rows of variables resting at a bound.) A count, not a time:
+/// the bound is 4× the measurement.
 #[test]
 fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     use implicit_contact::mcp::SolverKind;
