@@ -2148,6 +2148,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let tol = self.settings.solver.tolerance;
         let mut problem = step_problem!(self, h);
         let mut total = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
+        // A search that stalled at a sliding contact without friction is solved once more
+        // with that contact's cone row measured in N·s (see `scale_trapped_cones`); a solve
+        // stopped by its budget is not given another.
+        if total.status == Status::Stalled && self.scale_trapped_cones(h, tol) {
+            self.solver.allow_kept_jacobian();
+            let mut problem = step_problem!(self, h);
+            let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
+            total.accumulate(&report);
+            total.status = report.status;
+            total.residual = report.residual;
+        }
         let mut outer = 0;
         loop {
             if !total.converged() || self.settings.proximal_weight == 0.0 {
@@ -2248,6 +2259,49 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.z[slot.offset + r.start..slot.offset + r.end].fill(0.0);
             any = true;
         }
+        if any {
+            self.last_z.clear();
+        }
+        any
+    }
+
+    /// Writes the row CS times `1 / (μ p_n + ‖p‖_e)` for every contact that `z`, a stalled
+    /// search's point, leaves sliding (`σ > tol`) with less than half of its cone's friction
+    /// and a cone row whose residual is its whole squared load `μ² p_n²` (within a factor of
+    /// two; loads below 1 N·s, where the factor grows the row); true if there was one. As
+    /// `σ → ∞` the friction `p_k = −μ p_n e_k² s_k / σ` vanishes, and at a small load the
+    /// squared row's residual is then a few tolerances: the search settles there, far from
+    /// the solution, whose friction is on the cone. In N·s the same point's residual is
+    /// `μ p_n` itself (`tests/budgets.rs`, a layered sphere landing while sliding).
+    fn scale_trapped_cones(&mut self, h: f64, tol: f64) -> bool {
+        let mut f = std::mem::take(&mut self.scratch);
+        f.resize(self.z.len(), 0.0);
+        step_problem!(self, h).function(&self.z, &mut f);
+        let mut any = false;
+        for &k in &self.active {
+            let slot = &mut self.slots[k];
+            let kernel = slot.block.kernel();
+            if kernel.friction().mu == 0.0 {
+                continue;
+            }
+            let i = slot.offset + kernel.layout().sigma;
+            let (sigma, row) = (self.z[i], f[i]);
+            let residual = (sigma - (sigma - row).max(self.lower[i]).min(self.upper[i])).abs();
+            let (load, excess) = slot.block.cone_excess(slot.local(&self.z));
+            let scale = kernel.cone_scale();
+            let squared_load = scale * (0.5 * (load - excess)).powi(2);
+            let trapped = residual > tol
+                && sigma > tol
+                && excess < -load / 3.0
+                && residual > 0.5 * squared_load
+                && residual < 2.0 * squared_load
+                && load + tol < 1.0;
+            if trapped {
+                slot.block.kernel_mut().set_cone_scale(scale / (load + tol));
+                any = true;
+            }
+        }
+        self.scratch = f;
         if any {
             self.last_z.clear();
         }
