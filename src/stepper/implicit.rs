@@ -2153,11 +2153,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // stopped by its budget is not given another.
         if total.status == Status::Stalled && self.scale_trapped_cones(h, tol) {
             self.solver.allow_kept_jacobian();
-            let mut problem = step_problem!(self, h);
-            let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
-            total.accumulate(&report);
-            total.status = report.status;
-            total.residual = report.residual;
+            self.solve_again(h, fallbacks, &mut total);
         }
         let mut outer = 0;
         loop {
@@ -2187,21 +2183,13 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // The new centre changes `F`, not the Jacobian: the re-solve may start with steps
             // on the one the last solve factorised.
             self.solver.allow_kept_jacobian();
-            let mut problem = step_problem!(self, h);
-            let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
-            total.accumulate(&report);
-            total.status = report.status;
-            total.residual = report.residual;
+            self.solve_again(h, fallbacks, &mut total);
         }
         // Near a change of contact mode (σ → 0 on the cone's boundary) the proximal iteration
         // converges slowly: the last stretch is Newton on the paper's rows, from a point whose
         // impulses the regularised problems fixed.
         self.clear_proximal();
-        let mut problem = step_problem!(self, h);
-        let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
-        total.accumulate(&report);
-        total.status = report.status;
-        total.residual = report.residual;
+        self.solve_again(h, fallbacks, &mut total);
         // The paper's rows pass `|p_k| ≈ √tol` on a contact without normal impulse too: such
         // friction is removed here as in the proximal iteration, and the step solved again.
         // A cone row's scale is frozen at the load it had when it was set, so a load that
@@ -2222,11 +2210,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 total.status = Status::IterationLimit;
                 break;
             }
-            let mut problem = step_problem!(self, h);
-            let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
-            total.accumulate(&report);
-            total.status = report.status;
-            total.residual = report.residual;
+            self.solve_again(h, fallbacks, &mut total);
         }
         total
     }
@@ -2263,6 +2247,16 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.last_z.clear();
         }
         any
+    }
+
+    /// Solves the step's MCP again from `self.z` (after a change of its rows) and adds the
+    /// solve to `total`, whose status and residual become the new solve's.
+    fn solve_again(&mut self, h: f64, fallbacks: bool, total: &mut SolveReport) {
+        let mut problem = step_problem!(self, h);
+        let report = self.solver.solve_with(&mut problem, &mut self.z, fallbacks);
+        total.accumulate(&report);
+        total.status = report.status;
+        total.residual = report.residual;
     }
 
     /// Writes the row CS times `1 / (μ p_n + ‖p‖_e)` for every contact that `z`, a stalled
