@@ -147,7 +147,7 @@ pub fn contact_mode(c: &ContactState) -> ContactMode {
 
 /// A solve report in words, without its wall time (for a failed run's `reason`).
 pub fn describe_solve(r: &SolveReport) -> String {
-    format!(
+    let mut text = format!(
         "{} by {}: residual {:.3e}, {} major iterations ({} crash), {} pivots, {} F / {} J evaluations, {} restarts",
         r.status,
         r.solver,
@@ -158,7 +158,11 @@ pub fn describe_solve(r: &SolveReport) -> String {
         r.function_evaluations,
         r.jacobian_evaluations,
         r.restarts,
-    )
+    );
+    if r.simplified_steps > 0 {
+        text.push_str(&format!(", {} simplified Newton steps", r.simplified_steps));
+    }
+    text
 }
 
 /// The signed distance in metres between the two bodies of contact `c` of `stepper`, the

@@ -121,6 +121,14 @@ pub struct PathSolver {
     /// permission within the solve.
     chord_next: bool,
     chord: bool,
+    /// The problem's row scales when the kept factorisation was made (see
+    /// [`McpProblem::row_scales`]); `kept_scaled` false: every row was unscaled.
+    kept_scales: Vec<f64>,
+    kept_scaled: bool,
+    /// During simplified Newton steps on the kept factorisation: each row's scale now over its
+    /// scale then, by which its residual is divided (`chord_scaled` false: all ones).
+    chord_ratio: Vec<f64>,
+    chord_scaled: bool,
     /// The largest dense problem the workspaces have been sized for (see `resize`).
     dense_reserved: usize,
 }
@@ -173,6 +181,10 @@ const CHORD_CONTRACTION: f64 = 10.0;
 /// the next step's centre is this answer: an answer just inside the tolerance would move
 /// the centre along the continuum.
 const CHORD_ACCURACY: f64 = 1e-3;
+
+/// The factor by which a full crash step must divide the merit for the crash to go on past
+/// a settled active set (see `PathSolver::crash`).
+const CRASH_CONVERGING: f64 = 10.0;
 
 /// What a restart changes.
 #[derive(Debug, Clone, Copy)]
@@ -262,6 +274,8 @@ impl PathSolver {
             &mut self.zb,
             &mut self.fb,
             &mut self.dir,
+            &mut self.kept_scales,
+            &mut self.chord_ratio,
         ] {
             v.resize(n, 0.0);
         }
@@ -364,7 +378,9 @@ impl PathSolver {
     /// Lets the next solve start with simplified Newton steps on the Jacobian factorised last
     /// (the crash's, if the last solve ended in the crash), for a caller that solves again a
     /// problem whose Jacobian has hardly changed, from a point near the last: the stepper's
-    /// re-solves of the proximal iteration, whose centre enters `F` only. The steps are kept
+    /// re-solves of the proximal iteration, whose centre enters `F` only. Rows the problem
+    /// has rescaled since the factorisation are allowed for, if it reports their scales
+    /// ([`McpProblem::row_scales`]). The steps are kept
     /// only if they solve the problem (to a thousandth of the tolerance, as Newton would);
     /// otherwise they are undone and the solve goes on as if it had not been allowed them.
     pub fn allow_kept_jacobian(&mut self) {
@@ -893,12 +909,18 @@ impl PathSolver {
         {
             return Some(status);
         }
+        // Whether the last iteration was a full step that divided the merit by
+        // `CRASH_CONVERGING` at least: Newton converging on a settled active set.
+        let mut converging = false;
         for it in 0..settings.crash_iteration_limit {
             if report.major_iterations >= settings.major_iteration_limit {
                 return None;
             }
             let changes = self.guess_active();
-            if it > 0 && changes <= settings.crash_nbchange_limit {
+            // The path search takes over once the active set has settled, unless Newton is
+            // visibly converging on it: its next step is then the path's Newton point, and a
+            // solve that ends here keeps its factorisation for the re-solves that follow.
+            if it > 0 && changes <= settings.crash_nbchange_limit && !(converging && changes == 0) {
                 return None;
             }
             report.major_iterations += 1;
@@ -910,10 +932,12 @@ impl PathSolver {
             if !self.factor_free() {
                 return None;
             }
+            self.kept_scaled = problem.row_scales(&mut self.kept_scales);
             self.newton_direction();
             // Damped projected step on the natural residual.
             let mut alpha = 1.0;
             let mut accepted = false;
+            let before = merit;
             while alpha >= 1.0 / 64.0 {
                 if self.try_crash_step(problem, alpha, settings, &mut merit, report) {
                     accepted = true;
@@ -924,6 +948,7 @@ impl PathSolver {
             if !accepted {
                 return None;
             }
+            converging = alpha == 1.0 && merit * CRASH_CONVERGING <= before;
             if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol {
                 return Some(Status::Converged);
             }
@@ -949,6 +974,21 @@ impl PathSolver {
         if !self.kept {
             return None;
         }
+        // A row the problem has rescaled since the factorisation is the kept Jacobian's row
+        // times the change: its residual, divided by the change, gives the same Newton step.
+        let scaled_now = problem.row_scales(&mut self.chord_ratio);
+        self.chord_scaled = scaled_now || self.kept_scaled;
+        if self.chord_scaled {
+            for i in 0..self.n {
+                let now = if scaled_now { self.chord_ratio[i] } else { 1.0 };
+                let then = if self.kept_scaled {
+                    self.kept_scales[i]
+                } else {
+                    1.0
+                };
+                self.chord_ratio[i] = now / then;
+            }
+        }
         // Steps go on while each divides the residual by `CHORD_CONTRACTION` at least, until
         // the answer is as accurate as Newton's would be (`CHORD_ACCURACY`). The start is kept
         // in the checkpoint's buffers (the attempt sets them after the crash): steps that do
@@ -960,8 +1000,7 @@ impl PathSolver {
             if report.major_iterations >= settings.major_iteration_limit {
                 break;
             }
-            report.major_iterations += 1;
-            report.crash_iterations += 1;
+            report.simplified_steps += 1;
             self.free_set_and_bound_moves();
             self.newton_direction();
             let before = *merit;
@@ -971,12 +1010,14 @@ impl PathSolver {
             }
             if natural_residual(&self.z, &self.f, &self.lower, &self.upper) <= tol * CHORD_ACCURACY
             {
+                self.chord_scaled = false;
                 return Some(Status::Converged);
             }
             if *merit * CHORD_CONTRACTION > before {
                 break;
             }
         }
+        self.chord_scaled = false;
         self.z.copy_from_slice(&self.zb);
         self.f.copy_from_slice(&self.fb);
         *merit = start_merit;
@@ -1030,8 +1071,14 @@ impl PathSolver {
         let (n, nf) = (self.n, self.free.len());
         // rhs = −F − J_{:,A} d_A over all rows (column by column); the free rows are gathered
         // into `ft` (scratch) and solved in place.
-        for i in 0..n {
-            self.zt[i] = -self.f[i];
+        if self.chord_scaled {
+            for i in 0..n {
+                self.zt[i] = -self.f[i] / self.chord_ratio[i];
+            }
+        } else {
+            for i in 0..n {
+                self.zt[i] = -self.f[i];
+            }
         }
         for j in 0..n {
             if self.active[j] != 0 {
@@ -1311,8 +1358,8 @@ mod tests {
         solver.allow_kept_jacobian();
         let r = solver.solve(&mut shifted_cubic(&shift), &mut kept, tol, &settings);
         assert!(r.converged() && r.residual <= tol * CHORD_ACCURACY, "{r}");
-        assert_eq!(r.jacobian_evaluations, 0, "{r}");
-        assert!(r.major_iterations <= CHORD_STEPS, "{r}");
+        assert_eq!((r.jacobian_evaluations, r.major_iterations), (0, 0), "{r}");
+        assert!((1..=CHORD_STEPS).contains(&r.simplified_steps), "{r}");
         // The same answer as a re-solve without the permission, to the tolerance (the
         // Jacobian at the solution is about [[3, 1], [1, 3]]: errors are not amplified).
         let mut fresh = z;
@@ -1331,6 +1378,95 @@ mod tests {
         assert!(r.converged() && r.jacobian_evaluations > 0, "{r}");
         let f0 = far[0].powi(3) + far[1] - 3.0;
         assert!(f0.abs() < tol && (far[0] - far[1]).abs() < tol, "{far:?}");
+    }
+
+    #[test]
+    fn a_solve_that_converges_in_the_crash_keeps_its_factorisation() {
+        let (tol, settings) = (1e-10, PathSettings::default());
+        let shift = std::cell::Cell::new(0.0);
+        let mut solver = PathSolver::default();
+        // From 1e-3 away the first crash step leaves about 1e-6 (a thousandfold fall on a
+        // settled active set): the crash takes the next Newton step itself instead of handing
+        // it to the path search, and the solve ends there.
+        let mut z = [1.001, 0.999];
+        let first = solver.solve(&mut shifted_cubic(&shift), &mut z, tol, &settings);
+        assert!(first.converged(), "{first}");
+        assert_eq!(first.crash_iterations, 2, "{first}");
+        assert_eq!((first.major_iterations, first.pivots), (2, 0), "{first}");
+        // So the re-solve that follows steps on the kept factorisation, no Jacobian.
+        shift.set(1e-9);
+        solver.allow_kept_jacobian();
+        let r = solver.solve(&mut shifted_cubic(&shift), &mut z, tol, &settings);
+        assert!(r.converged() && r.jacobian_evaluations == 0, "{r}");
+        assert!(r.simplified_steps >= 1 && r.major_iterations == 0, "{r}");
+    }
+
+    /// [`shifted_cubic`] with its first row written times `scale`, which it reports through
+    /// `row_scales` when `report` is set.
+    struct RowScaled<'a> {
+        shift: &'a std::cell::Cell<f64>,
+        scale: f64,
+        report: bool,
+    }
+
+    impl McpProblem for RowScaled<'_> {
+        fn dim(&self) -> usize {
+            2
+        }
+        fn lower_bounds(&self) -> &[f64] {
+            &[0.0, 0.0]
+        }
+        fn upper_bounds(&self) -> &[f64] {
+            &[f64::INFINITY, f64::INFINITY]
+        }
+        fn function(&mut self, z: &[f64], f: &mut [f64]) {
+            shifted_cubic(self.shift).function(z, f);
+            f[0] *= self.scale;
+        }
+        fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian) {
+            shifted_cubic(self.shift).jacobian(z, jac);
+            for j in 0..2 {
+                jac[(0, j)] *= self.scale;
+            }
+        }
+        fn row_scales(&self, scales: &mut [f64]) -> bool {
+            scales.copy_from_slice(&[self.scale, 1.0]);
+            self.report
+        }
+    }
+
+    #[test]
+    fn a_row_rescaled_since_the_kept_factorisation_is_solved_in_its_new_scale() {
+        let (tol, settings) = (1e-10, PathSettings::default());
+        let shift = std::cell::Cell::new(0.0);
+        let start = [1.001, 0.999];
+        let solve_rescaled = |report: bool| {
+            let mut solver = PathSolver::default();
+            let mut z = start;
+            let mut p = RowScaled {
+                shift: &shift,
+                scale: 1.0,
+                report,
+            };
+            shift.set(0.0);
+            let first = solver.solve(&mut p, &mut z, tol, &settings);
+            assert!(first.converged() && first.pivots == 0, "{first}");
+            // The stepper's cone rescaling in small: the same solutions, one row times 300,
+            // and a shift that leaves the point 3e-8 off.
+            shift.set(1e-8);
+            p.scale = 300.0;
+            solver.allow_kept_jacobian();
+            let r = solver.solve(&mut p, &mut z, tol, &settings);
+            assert!(r.converged(), "{r}");
+            r
+        };
+        // The kept `J_FF` times the change of scale is the new problem's: its steps solve it.
+        let r = solve_rescaled(true);
+        assert_eq!(r.jacobian_evaluations, 0, "{r}");
+        // Unreported, the row's residual is stepped 300 times too far, and the solve needs a
+        // Jacobian.
+        let r = solve_rescaled(false);
+        assert!(r.jacobian_evaluations > 0, "{r}");
     }
 
     #[test]

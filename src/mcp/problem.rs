@@ -36,6 +36,18 @@ pub trait McpProblem {
     /// Writes `J(z)` into `jac` (already `n × n`; every entry must be written).
     fn jacobian(&mut self, z: &[f64], jac: &mut DenseJacobian);
 
+    /// Writes into `scales` (length `n`) the positive factor each row of `F` is currently
+    /// written times, and returns true; false (the default) when every row is written
+    /// unscaled. A row's factor changes its residual, not its solutions. A solver that keeps a
+    /// factorisation of `J` from one solve for the next (see
+    /// [`PathSolver::allow_kept_jacobian`](super::PathSolver::allow_kept_jacobian)) compares
+    /// the factors with those it factorised at: a row rescaled since is the kept Jacobian's row
+    /// times the change, and the kept factorisation still gives its Newton steps.
+    fn row_scales(&self, scales: &mut [f64]) -> bool {
+        let _ = scales;
+        false
+    }
+
     /// Sets the sparsity pattern of `J` in `jac` (every entry some `z` in the box can make
     /// nonzero; see [`SparseJacobian::set_pattern`]) and returns true, if the problem knows it.
     /// The path search then factorises sparsely when the problem is large
@@ -85,6 +97,9 @@ impl<P: McpProblem + ?Sized> McpProblem for &mut P {
     }
     fn sparse_jacobian(&mut self, z: &[f64], jac: &mut SparseJacobian) {
         (**self).sparse_jacobian(z, jac)
+    }
+    fn row_scales(&self, scales: &mut [f64]) -> bool {
+        (**self).row_scales(scales)
     }
 }
 

@@ -101,6 +101,11 @@ pub struct SolveReport {
     pub major_iterations: usize,
     /// Of those, iterations of the projected-Newton crash phase.
     pub crash_iterations: usize,
+    /// Simplified Newton steps on a factorisation kept from the solve before (no Jacobian
+    /// evaluated or factorised; see [`PathSolver::allow_kept_jacobian`](super::PathSolver::allow_kept_jacobian)),
+    /// not counted in `major_iterations`.
+    #[serde(default)]
+    pub simplified_steps: usize,
     /// Pivots of the pivotal (Lemke-type) method over the whole solve.
     pub pivots: usize,
     /// Evaluations of `F`.
@@ -126,6 +131,7 @@ impl SolveReport {
             solver,
             major_iterations: 0,
             crash_iterations: 0,
+            simplified_steps: 0,
             pivots: 0,
             function_evaluations: 0,
             jacobian_evaluations: 0,
@@ -145,6 +151,7 @@ impl SolveReport {
     pub fn accumulate(&mut self, other: &SolveReport) {
         self.major_iterations += other.major_iterations;
         self.crash_iterations += other.crash_iterations;
+        self.simplified_steps += other.simplified_steps;
         self.pivots += other.pivots;
         self.function_evaluations += other.function_evaluations;
         self.jacobian_evaluations += other.jacobian_evaluations;
@@ -168,7 +175,7 @@ impl fmt::Display for SolveReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} by {}: residual {:.3e}, {} major iterations ({} crash), {} pivots, {} F / {} J evaluations, {} restarts, {:.1} µs",
+            "{} by {}: residual {:.3e}, {} major iterations ({} crash), {} pivots, {} F / {} J evaluations, {} restarts",
             self.status,
             self.solver,
             self.residual,
@@ -178,8 +185,11 @@ impl fmt::Display for SolveReport {
             self.function_evaluations,
             self.jacobian_evaluations,
             self.restarts,
-            self.wall_time.as_secs_f64() * 1e6
-        )
+        )?;
+        if self.simplified_steps > 0 {
+            write!(f, ", {} simplified Newton steps", self.simplified_steps)?;
+        }
+        write!(f, ", {:.1} µs", self.wall_time.as_secs_f64() * 1e6)
     }
 }
 

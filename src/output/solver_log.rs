@@ -2,10 +2,11 @@
 //! run's files; the contract's three files are unchanged):
 //! `step, t, status, solver, newton_iterations, crash_iterations, pivots,
 //! function_evaluations, jacobian_evaluations, restarts, retries, residual, wall_time_s,
-//! energy_projection_j, first_order_substeps, cold_starts, friction_continuations` (the kinetic
-//! energy RATTLE's energy projection changed in the step, 0 otherwise; the sub-steps RATTLE
-//! took first order, the sub-steps solved again from a cold start and those then solved by
-//! continuation in `μ`, [`crate::stepper::StepReport`]).
+//! energy_projection_j, first_order_substeps, cold_starts, friction_continuations,
+//! simplified_steps` (the kinetic energy RATTLE's energy projection changed in the step, 0
+//! otherwise; the sub-steps RATTLE took first order, the sub-steps solved again from a cold
+//! start and those then solved by continuation in `μ`, [`crate::stepper::StepReport`]; the
+//! simplified Newton steps on a kept factorisation, [`SolveReport::simplified_steps`]).
 
 use super::OutputError;
 use super::format::{CsvFile, push_f64, push_text};
@@ -18,7 +19,7 @@ use std::path::PathBuf;
 pub const SOLVER_FILE: &str = "solver.csv";
 
 /// The columns of `solver.csv`.
-pub const SOLVER_COLUMNS: [&str; 17] = [
+pub const SOLVER_COLUMNS: [&str; 18] = [
     "step",
     "t",
     "status",
@@ -36,6 +37,7 @@ pub const SOLVER_COLUMNS: [&str; 17] = [
     "first_order_substeps",
     "cold_starts",
     "friction_continuations",
+    "simplified_steps",
 ];
 
 /// Streams `solver.csv`.
@@ -88,10 +90,11 @@ impl SolverLogWriter {
         push_f64(line, step_report.energy_projection);
         let _ = write!(
             line,
-            ",{},{},{}",
+            ",{},{},{},{}",
             step_report.first_order_substeps,
             step_report.cold_starts,
-            step_report.friction_continuations
+            step_report.friction_continuations,
+            report.simplified_steps
         );
         line.push('\n');
         self.csv.write_line()

@@ -2180,7 +2180,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 break;
             }
             outer += 1;
-            // The new centre changes `F`, not the Jacobian: the re-solve may start with steps
+            // The new centre changes `F`, not the Jacobian (and a cone row rescaled since is
+            // the same row times its scale, `row_scales`): the re-solve may start with steps
             // on the one the last solve factorised.
             self.solver.allow_kept_jacobian();
             self.solve_again(h, fallbacks, &mut total);
@@ -2748,6 +2749,22 @@ impl<S: Dynamics> McpProblem for StepProblem<'_, S> {
     }
     fn upper_bounds(&self) -> &[f64] {
         self.upper
+    }
+
+    /// The contacts' cone rows CS, written times their cone scale.
+    fn row_scales(&self, scales: &mut [f64]) -> bool {
+        let mut any = false;
+        scales.fill(1.0);
+        for &k in self.active {
+            let slot = &self.slots[k];
+            let kernel = slot.block.kernel();
+            let scale = kernel.cone_scale();
+            if scale != 1.0 {
+                scales[slot.offset + kernel.layout().sigma] = scale;
+                any = true;
+            }
+        }
+        any
     }
 
     fn function(&mut self, z: &[f64], f: &mut [f64]) {
