@@ -431,34 +431,32 @@ fn planar_steps_where(
 /// they run only at the last halving depth. (Seed 7's step 34 showed this first, when the
 /// fallbacks ran at every depth: 8 973 function evaluations, 17 s of dense QR.) A sub-step the
 /// warm start does not solve is solved again from a cold start before it is halved. Soak seed
-/// 498 (3D, an ellipsoid, an octahedron and a superellipsoid, RATTLE, μ = 1.10), step 88: the
+/// 403 (3D, seven ellipsoids and superellipsoids, the paper's scheme, μ = 1.35), step 72: the
 /// warm and the cold start fail on the whole step, and the path search solves it in halves,
-/// 262 Newton iterations in all, without a fallback. The hard step of a random scene moves
+/// 489 Newton iterations in all, without a fallback. The hard step of a random scene moves
 /// whenever the solver's arithmetic does (the steps before it are solved to the tolerance
 /// along other paths), so this test has had others: seed 11's step 99 (solved whole since
-/// each contact keeps its tangent reference), this seed's step 88 once before (not halved
-/// while the path search's merit left out the rows of variables resting at a bound, halved
-/// again since the crash goes on along a converging Newton step), and seed 480's step 89
-/// (reached on another trajectory since then). A count, not a time: the bound is 4× the
-/// measurement.
+/// each contact keeps its tangent reference), seed 498's step 88 (RATTLE: reached on another
+/// trajectory since its kicks take the gyroscopic impulse at their midpoints) and seed 480's
+/// step 89. A count, not a time: the bound is 4× the measurement.
 #[test]
 fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
     use implicit_contact::mcp::SolverKind;
     use implicit_contact::stepper::ImplicitStepper;
-    let random = random_scene(498);
+    let random = random_scene(403);
     let AnyScene::Spatial(scene) = random.scene else {
-        panic!("seed 498 is a 3D scene");
+        panic!("seed 403 is a 3D scene");
     };
     let mut stepper = ImplicitStepper::new(scene, random.settings).unwrap();
-    for step in 1..88 {
+    for step in 1..72 {
         let report = stepper.step();
         assert!(report.converged, "step {step}: {}", report.solve);
     }
     let report = stepper.step();
-    assert!(report.converged, "step 88: {}", report.solve);
+    assert!(report.converged, "step 72: {}", report.solve);
     assert!(
         report.retries > 0 && report.cold_starts > 0,
-        "step 88 was halved after a cold start: {}",
+        "step 72 was halved after a cold start: {}",
         report.solve
     );
     // The report's solve is the last sub-step's; the iterations are the whole step's.
@@ -469,8 +467,8 @@ fn a_hard_step_is_halved_before_the_dense_fallbacks_run() {
         report.solve
     );
     assert!(
-        report.newton_iterations <= 1050,
-        "step 88: {} Newton iterations",
+        report.newton_iterations <= 1960,
+        "step 72: {} Newton iterations",
         report.newton_iterations
     );
 }

@@ -958,7 +958,9 @@ fn build_scene<S: FileSpace>(cx: Ctx, file: &ScenarioFile) -> R<Scene<S>> {
         } else if sim.stepper == super::Stepper::Lcp {
             Some("not with stepper = \"lcp\", whose gyroscopic impulse is explicit")
         } else if sim.integrator == super::schema::IntegratorSpec::Rattle {
-            Some("not with integrator = \"rattle\", which splits it into its two kicks")
+            Some(
+                "not with integrator = \"rattle\", which takes it at each of its two kicks' midpoints",
+            )
         } else {
             None
         };

@@ -9,7 +9,7 @@
 //! the assembly do not change.
 
 use super::{ImplicitStepper, StepperError};
-use crate::model::{Dynamics, Integrator, RigidBody, Scene, Wrench};
+use crate::model::{Dynamics, Gyroscopic, Integrator, RigidBody, Scene, Wrench};
 
 pub(super) mod euler;
 pub(super) mod midpoint;
@@ -26,10 +26,11 @@ pub(super) trait Scheme<S: Dynamics> {
     fn momentum(&self, body: &RigidBody<S>, free: Wrench<S>, applied: &Wrench<S>) -> Wrench<S>;
     /// The weight of the smooth impulses (joint actuators) in the momentum rows.
     fn smooth_weight(&self) -> f64;
-    /// Whether the gyroscopic impulse may be taken at `ν` inside the rows
-    /// ([`crate::model::Gyroscopic`]); a scheme that kicks it keeps it constant over the step.
-    fn gyroscopic_in_rows(&self) -> bool {
-        true
+    /// Where the gyroscopic impulse of the momentum rows is taken, `ω_θ = θ ν_ω + (1 − θ) ω^ℓ`,
+    /// and its weight in them: `(θ, weight)`, from the scenario's choice `setting`
+    /// ([`crate::model::Gyroscopic`]) by default, at full weight.
+    fn gyroscopic(&self, setting: Gyroscopic) -> (f64, f64) {
+        (setting.weight(), 1.0)
     }
     /// Whether the slip rows take the trapezoidal lever of the start- and end-of-step points.
     fn trapezoidal_levers(&self) -> bool {
