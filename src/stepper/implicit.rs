@@ -481,6 +481,9 @@ pub struct ImplicitStepper<S: Dynamics> {
     slot_of: BTreeMap<PairKey, usize>,
     broad: BroadPhase,
     missed: Vec<PairKey>,
+    /// How many pairs of parts may collide ([`Self::all_pairs`]): once every one of them is in
+    /// the step's MCP the broad phase has nothing to add, and its queries are skipped.
+    pair_count: usize,
     /// Scratch: whether each active contact is out of twice its reach (`update_contacts`).
     far: Vec<bool>,
     /// Number of contact updates so far: a pair's clearance holds only if it was renewed in
@@ -653,6 +656,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             slot_of: BTreeMap::new(),
             broad: BroadPhase::default(),
             missed: Vec::new(),
+            pair_count: 0,
             far: Vec::new(),
             reach_round: 0,
             snapshot: Vec::new(),
@@ -727,6 +731,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             .filter(|s| s.friction.mu > 0.0)
             .map(|s| SupportSlot::new(SupportBlock::new(*s), [Some(s.body), None]))
             .collect();
+        let mut pairs = Vec::new();
+        stepper.all_pairs(&mut pairs);
+        stepper.pair_count = pairs.len();
         stepper.update_contacts(stepper.scene.time_step)?;
         if !stepper.joints.is_empty() || !stepper.supports.is_empty() {
             stepper.rebuild();
@@ -759,9 +766,12 @@ impl<S: Dynamics> ImplicitStepper<S> {
         let all = !self.settings.broad_phase;
         let mut changed = false;
         if !all && !self.active.is_empty() {
-            // Leave: out of twice the reach, no normal impulse.
+            // Leave: out of twice the reach, no normal impulse. Only bounded pairs are in or
+            // out of the broad phase's set; without one the query is not needed.
             let mut broad = std::mem::take(&mut self.broad);
-            broad.query(&self.scene, |b, r, arm| self.sweep(b, r, arm, h, 2.0));
+            if self.active.iter().any(|&k| self.slots[k].bounded) {
+                broad.query(&self.scene, |b, r, arm| self.sweep(b, r, arm, h, 2.0));
+            }
             let keep = &broad.pairs;
             let before = self.active.len();
             let mut far = std::mem::take(&mut self.far);
@@ -782,6 +792,15 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.far = far;
             changed |= self.active.len() != before;
             self.broad = broad;
+        }
+        if !all && self.active.len() == self.pair_count {
+            // Every pair is in already: nothing can enter, and no pair out of the MCP has a
+            // clearance to follow.
+            self.reach_round += 1;
+            if changed {
+                self.rebuild();
+            }
+            return Ok(());
         }
         let mut broad = std::mem::take(&mut self.broad);
         let mut result = Ok(());
@@ -1073,7 +1092,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// step (an impact may have set a resting body moving) is within the distance it had.
     fn missed_pairs(&mut self, h: f64) -> bool {
         self.missed.clear();
-        if !self.settings.broad_phase {
+        if !self.settings.broad_phase || self.active.len() == self.pair_count {
             return false;
         }
         let mut broad = std::mem::take(&mut self.broad);
