@@ -2479,8 +2479,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
     }
 
-    /// The start-of-step quantities of the step's MCP: mass matrices, free momenta, tangent
-    /// references, and the sparse pattern when the step is large.
     /// The weight `θ` of the end-of-step angular velocity in the gyroscopic impulse and the
     /// impulse's weight in the momentum rows (`θ = 0` where the impulse is a constant of the
     /// step: the explicit term, 2D).
@@ -2492,6 +2490,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         }
     }
 
+    /// The start-of-step quantities of the step's MCP: mass matrices, free momenta, tangent
+    /// references, and the sparse pattern when the step is large.
     fn prepare(&mut self, h: f64) {
         let t = self.time;
         let gravity = self.scene.gravity;
