@@ -195,6 +195,8 @@ pub(in crate::stepper::implicit) struct KickScratch {
     normals: Vec<[f64; 3]>,
     /// Per body (scene order): `1/m` and `I_w⁻¹` at the end pose.
     pub(super) inverse_mass: Vec<(f64, [[f64; 3]; 3])>,
+    /// Per body (scene order): `I_w` at the end pose, for the gyroscopic kick.
+    world_inertia: Vec<[[f64; 3]; 3]>,
     pub(super) rows: Vec<ProjectionRow>,
     /// Per body, the projection rows that touch it.
     body_rows: Vec<Vec<usize>>,
@@ -329,6 +331,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             smooth,
             velocity: v,
             inverse_mass,
+            world_inertia,
             normals,
             ..
         } = &mut scratch;
@@ -339,14 +342,20 @@ impl<S: Dynamics> ImplicitStepper<S> {
         v.clear();
         v.extend_from_slice(&self.z[..nv]);
         inverse_mass.clear();
+        world_inertia.clear();
         for (b, body) in self.scene.bodies.iter().enumerate() {
             let Some(r) = self.layout.range(b) else {
-                // A fixed body: no twist, so its entry is never read.
+                // A fixed body: no twist, so its entries are never read.
                 inverse_mass.push((0.0, [[0.0; 3]; 3]));
+                world_inertia.push([[0.0; 3]; 3]);
                 continue;
             };
             let inertia = body.world_inertia();
             inverse_mass.push((1.0 / body.mass, inverse_inertia::<S>(&inertia)));
+            let a = S::ANGULAR_DIM;
+            world_inertia.push(std::array::from_fn(|i| {
+                std::array::from_fn(|j| if i < a && j < a { inertia[(i, j)] } else { 0.0 })
+            }));
             let kick = body.applied_impulse(&gravity, t_end, h);
             let mut buf = [0.0; 6];
             kick.write_to(&mut buf[..S::DOF]);
@@ -431,8 +440,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
                 if S::ANGULAR_DIM == 3 {
                     let lin = r.start + S::DIM;
+                    let inertia = &world_inertia[b];
                     let w = gyroscopic_kick::<S>(
-                        &self.scene.bodies[b].world_inertia(),
+                        &S::angular_matrix_from_fn(|i, j| inertia[i][j]),
                         &S::angular_from_fn(|i| self.z[lin + i]),
                         &S::angular_from_fn(|i| v[lin + i]),
                         &S::angular_from_fn(|i| self.start_velocity[lin + i]),
