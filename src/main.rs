@@ -42,6 +42,7 @@ Examples:
   implicit-contact study grasp --merge shards/* --out runs/grasp
   implicit-contact mcp-suite
   implicit-contact soak --seeds 0..10 --threads 2
+  implicit-contact soak --seeds 132 --write-scenarios soak && implicit-contact run soak/soak_132.toml
   implicit-contact suite pyramid_10 stack --time-limit 30";
 
 #[derive(Subcommand)]
@@ -164,6 +165,11 @@ enum Command {
         /// Wall-time limit per seed in seconds.
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
+        /// Also write each seed's scene as a scenario file, DIR/soak_<seed>.toml
+        /// (soak_<seed>_every_pair.toml with --every-pair), before the seeds run:
+        /// `implicit-contact run` on it steps the seed bit for bit as the soak does.
+        #[arg(long, value_name = "DIR")]
+        write_scenarios: Option<PathBuf>,
     },
     /// Run the many-body suite (pyramids, disc pyramids, stacks, piles, struck rows, a mixed
     /// heap) one scene after another and print a table per scene: outcome, Newton iterations
@@ -285,7 +291,14 @@ fn main() -> ExitCode {
             threads,
             every_pair,
             time_limit,
-        }) => soak(&seeds, threads, every_pair, time_limit),
+            write_scenarios,
+        }) => soak(
+            &seeds,
+            threads,
+            every_pair,
+            time_limit,
+            write_scenarios.as_deref(),
+        ),
         Some(Command::Suite {
             scenes,
             list,
@@ -955,7 +968,13 @@ fn suite(names: &[String], list: bool, time_limit: f64) -> Result<(), String> {
     }
 }
 
-fn soak(seeds: &str, threads: usize, every_pair: bool, time_limit: f64) -> Result<(), String> {
+fn soak(
+    seeds: &str,
+    threads: usize,
+    every_pair: bool,
+    time_limit: f64,
+    write_scenarios: Option<&Path>,
+) -> Result<(), String> {
     use implicit_contact::study::soak;
     let seeds = soak::parse_seeds(seeds)?;
     if !(time_limit.is_finite() && time_limit > 0.0) {
@@ -969,6 +988,21 @@ fn soak(seeds: &str, threads: usize, every_pair: bool, time_limit: f64) -> Resul
     } else {
         soak::Shapes::OnePolytope
     };
+    if let Some(dir) = write_scenarios {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for seed in seeds.clone() {
+            let file = soak::random_scene_with(seed, shapes).file;
+            let path = dir.join(format!("{}.toml", file.name));
+            implicit_contact::output::write_atomic(&path, file.to_toml().as_bytes())
+                .map_err(|e| e.to_string())?;
+        }
+        eprintln!(
+            "wrote {} scenario files to {} (`implicit-contact run FILE` runs a seed)",
+            seeds.end - seeds.start,
+            dir.display()
+        );
+    }
     let outcomes = soak::soak_with_progress(seeds, threads, limit, shapes, |o| {
         eprintln!(
             "seed {}: {} in {:.1} s",

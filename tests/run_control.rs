@@ -362,3 +362,57 @@ fn a_stopped_run_prints_its_result_line() {
     );
     assert!(text(&o.stderr).contains("did not converge"));
 }
+
+/// `soak --write-scenarios DIR` writes each seed's scene as a scenario file before the seeds
+/// run, and `run` takes it: the seed's run, with the soak's step count and outcome (that the
+/// two runs are the same bit for bit is `tests/soak.rs`'s
+/// `a_seeds_scenario_file_runs_the_seed_bit_for_bit`).
+#[test]
+fn a_soak_seed_is_written_as_a_scenario_that_runs() {
+    let out = common::temp_dir("run-control", "soak-scenarios");
+    let dir = out.join("scenarios");
+    let o = bin()
+        .args([
+            "soak",
+            "--seeds",
+            "7..9",
+            "--time-limit",
+            "30",
+            "--write-scenarios",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let table = text(&o.stdout);
+    for seed in [7, 8] {
+        // The soak's row: seed dim bodies integrator h mu outcome steps failed retried residual
+        // penetration cone sep.fr. energy rel.energy newton(median/max) time shapes.
+        let row: Vec<&str> = table
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f.first() == Some(&seed.to_string().as_str()))
+            .unwrap_or_else(|| panic!("no row for seed {seed} in:\n{table}"));
+        let steps: usize = row[7].split('/').next().unwrap().parse().unwrap();
+        let newton_max: f64 = row[16].split('/').nth(1).unwrap().parse().unwrap();
+        let file = dir.join(format!("soak_{seed}.toml"));
+        let o = bin()
+            .arg("run")
+            .arg(&file)
+            .arg("--out")
+            .arg(out.join("runs"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "seed {seed}: {}", text(&o.stderr));
+        let summary =
+            std::fs::read_to_string(out.join(format!("runs/soak_{seed}/summary.json"))).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        assert_eq!(summary["complete"], true);
+        assert_eq!(summary["steps"], steps);
+        assert_eq!(summary["newton_iterations"]["max"], newton_max);
+        let residual = summary["max_residual"].as_f64().unwrap();
+        assert_eq!(format!("{residual:.2e}"), row[10], "seed {seed}");
+    }
+    assert!(!dir.join("soak_9.toml").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}

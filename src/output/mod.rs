@@ -449,11 +449,17 @@ pub fn write_json_atomic<T: Serialize + ?Sized>(
         source,
     })?;
     text.push(b'\n');
+    write_atomic(path, &text)
+}
+
+/// Writes `text` to `path` atomically, as [`write_json_atomic`] does.
+pub fn write_atomic(path: impl AsRef<Path>, text: &[u8]) -> Result<(), OutputError> {
+    let path = path.as_ref();
     let temp = temp_path_for(path);
     let result = (|| {
         let file = File::create(&temp).map_err(|e| OutputError::io(&temp, "create the file", e))?;
         let mut w = BufWriter::new(file);
-        w.write_all(&text)
+        w.write_all(text)
             .and_then(|()| w.flush())
             .map_err(|e| OutputError::io(&temp, "write", e))?;
         let file = w

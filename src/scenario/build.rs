@@ -220,6 +220,20 @@ impl FileSpace for Planar {
                 }
                 ConvexPart::polygon(&vertices).map_err(|e| cx.geometry(e, path))
             }
+            PartKind::RegularPolygon => {
+                let r = spec.radius.unwrap_or_default();
+                cx.finite(r, &format!("{path}.radius"))?;
+                let n = spec.sides.unwrap_or_default();
+                let most = crate::geometry::primitives::MAX_POLYGON_VERTICES;
+                if !(3..=most).contains(&n) {
+                    return Err(cx.err(
+                        format!("{path}.sides"),
+                        ErrorKind::InvalidValue,
+                        format!("must be between 3 and {most}, got {n}"),
+                    ));
+                }
+                ConvexPart::regular_polygon(r, n).map_err(|e| cx.geometry(e, path))
+            }
             kind => Err(wrong_dimension(cx, kind, 2, path)),
         }
     }
@@ -539,6 +553,7 @@ fn build_part<S: FileSpace>(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPar
         PartKind::Polygon => (&["vertices"], &["vertices"]),
         PartKind::Polyhedron => (&["planes"], &["planes"]),
         PartKind::Cylinder => (&["radius", "half_height"], &["radius", "half_height"]),
+        PartKind::RegularPolygon => (&["radius", "sides"], &["radius", "sides"]),
     };
     check_keys(
         cx,
@@ -551,6 +566,7 @@ fn build_part<S: FileSpace>(cx: Ctx, spec: &PartSpec, path: &str) -> R<ConvexPar
             ("planes", spec.planes.is_some()),
             ("radius", spec.radius.is_some()),
             ("half_height", spec.half_height.is_some()),
+            ("sides", spec.sides.is_some()),
         ],
         allowed,
         required,

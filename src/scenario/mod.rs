@@ -115,11 +115,12 @@
 //! normal = [0.0, 0.0, 1.0]
 //! offset = 0.1
 //! [[body.part]]                  # a whole part from a constructor
-//! kind = "box"                   # box (2D too) | polygon (2D) | polyhedron (3D) | cylinder (3D)
+//! kind = "box"                   # box (2D too) | polygon (2D) | regular_polygon (2D) | polyhedron (3D) | cylinder (3D)
 //! half_extents = [0.1, 0.1, 0.8] # m
 //! # kind = "polygon",    vertices = [[x, y], …] counter-clockwise (m)
 //! # kind = "polyhedron", planes = [{ normal = [..], offset = .. }, …] (offset in m)
 //! # kind = "cylinder",   radius = .., half_height = ..   (m; axis along the part's z)
+//! # kind = "regular_polygon", radius = .., sides = n      (m; vertices on the circle, first at −y)
 //! # shape = "infinite_cylinder", radius = ..             (3D function, axis along its z)
 //! # Any part may touch any other: a single function or an intersection on either side (a box
 //! # on a box, a polygon against a polygon). Flat on flat, a pair of convex parts has ONE

@@ -545,6 +545,9 @@ pub enum PartKind {
     Polyhedron,
     /// A finite cylinder (3D) along the part's `z` axis: `radius`, `half_height`.
     Cylinder,
+    /// A regular polygon (2D) with `sides` vertices on the circle of `radius` about the part's
+    /// origin, the first at `−y` ([`crate::geometry::ConvexPart::regular_polygon`]).
+    RegularPolygon,
 }
 
 impl PartKind {
@@ -556,6 +559,7 @@ impl PartKind {
             PartKind::Polygon => "polygon",
             PartKind::Polyhedron => "polyhedron",
             PartKind::Cylinder => "cylinder",
+            PartKind::RegularPolygon => "regular_polygon",
         }
     }
 }
@@ -581,9 +585,12 @@ pub struct PartSpec {
     /// `polyhedron`: the half-spaces `{ normal = [..], offset = .. }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planes: Option<Vec<PlaneSpec>>,
-    /// `cylinder`: the radius.
+    /// `cylinder`, `regular_polygon`: the radius (of a regular polygon, its vertices').
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radius: Option<f64>,
+    /// `regular_polygon`: the number of vertices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sides: Option<usize>,
     /// `cylinder`: half the length along `z`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub half_height: Option<f64>,
