@@ -1014,6 +1014,21 @@ fn soak(
     print!("{}", soak::table(&outcomes));
     match soak::problems(&outcomes, &soak::Tolerances::default()) {
         None => Ok(()),
-        Some(problems) => Err(problems),
+        Some(problems) => {
+            let flag = if every_pair { " --every-pair" } else { "" };
+            let suffix = if every_pair { "_every_pair" } else { "" };
+            let hint = match write_scenarios {
+                Some(dir) => format!(
+                    "each seed's scenario is {}/soak_<seed>{suffix}.toml (`implicit-contact run` \
+                     reruns it)",
+                    dir.display()
+                ),
+                None => format!(
+                    "to rerun seed N as a scenario: `implicit-contact soak --seeds N{flag} \
+                     --write-scenarios DIR`, then `implicit-contact run DIR/soak_N{suffix}.toml`"
+                ),
+            };
+            Err(format!("{problems}\n{hint}"))
+        }
     }
 }
