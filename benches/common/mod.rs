@@ -38,7 +38,17 @@ pub fn bench_steps<S: Dynamics, T: TimeStepper<S>>(
 /// One whole run of `steps` steps: prints the Newton iterations per step (median, worst) and
 /// the mean contacts per step, and returns the mean wall time per step in seconds.
 #[allow(dead_code)] // not every bench prints the run summary
-pub fn report_run<S: Dynamics, T: TimeStepper<S>>(name: &str, steps: usize, mut stepper: T) -> f64 {
+pub fn report_run<S: Dynamics, T: TimeStepper<S>>(name: &str, steps: usize, stepper: T) -> f64 {
+    report_run_contacts(name, steps, stepper).0
+}
+
+/// [`report_run`], returning the mean contacts per step beside the mean wall time per step.
+#[allow(dead_code)] // not every bench prints the run summary
+pub fn report_run_contacts<S: Dynamics, T: TimeStepper<S>>(
+    name: &str,
+    steps: usize,
+    mut stepper: T,
+) -> (f64, f64) {
     let mut contacts = 0;
     let t = Instant::now();
     let mut iterations: Vec<usize> = (0..steps)
@@ -57,5 +67,5 @@ pub fn report_run<S: Dynamics, T: TimeStepper<S>>(name: &str, steps: usize, mut 
         iterations[steps / 2],
         iterations[steps - 1]
     );
-    mean
+    (mean, contacts as f64 / steps as f64)
 }
