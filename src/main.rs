@@ -186,6 +186,10 @@ enum Command {
         /// Wall-time limit per scene in seconds (also each solve's time limit).
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
+        /// Write the chosen scenes as scenario files, DIR/<scene>.toml, and stop: `implicit-contact
+        /// run` on one runs the scene as the suite does (with its CSV files and plots).
+        #[arg(long, value_name = "DIR")]
+        write_scenarios: Option<PathBuf>,
     },
 }
 
@@ -303,7 +307,8 @@ fn main() -> ExitCode {
             scenes,
             list,
             time_limit,
-        }) => suite(&scenes, list, time_limit),
+            write_scenarios,
+        }) => suite(&scenes, list, time_limit, write_scenarios.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -933,9 +938,36 @@ fn rolling_disc_study(
     Ok(())
 }
 
-fn suite(names: &[String], list: bool, time_limit: f64) -> Result<(), String> {
+fn suite(
+    names: &[String],
+    list: bool,
+    time_limit: f64,
+    write_scenarios: Option<&Path>,
+) -> Result<(), String> {
     use implicit_contact::study::suite;
     let chosen = suite::select(names)?;
+    if let Some(dir) = write_scenarios {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let settings = implicit_contact::stepper::StepperSettings::default();
+        for s in &chosen {
+            let scene = s.build().map_err(|e| format!("{}: {e}", s.name))?;
+            let written = scenario::write::any_scenario_file(&scene, &settings, s.name)
+                .map_err(|e| format!("{}: {e}", s.name))?;
+            for what in &written.inexact {
+                eprintln!("{}: {what} may come back an ulp away", s.name);
+            }
+            let path = dir.join(format!("{}.toml", s.name));
+            implicit_contact::output::write_atomic(&path, written.file.to_toml().as_bytes())
+                .map_err(|e| e.to_string())?;
+        }
+        eprintln!(
+            "wrote {} scenario files to {} (`implicit-contact run FILE` runs a scene)",
+            chosen.len(),
+            dir.display()
+        );
+        return Ok(());
+    }
     if list {
         for s in &chosen {
             println!("{:<22} {}", s.name, s.what);

@@ -416,3 +416,35 @@ fn a_soak_seed_is_written_as_a_scenario_that_runs() {
     assert!(!dir.join("soak_9.toml").exists());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `suite --write-scenarios DIR` writes the chosen scenes as scenario files and runs nothing;
+/// `run` takes them (that they are the suite's scenes bit for bit is `tests/suite.rs`'s
+/// `the_suite_scenes_written_as_scenario_files_run_bit_for_bit`).
+#[test]
+fn suite_scenes_are_written_as_scenarios_that_run() {
+    let out = common::temp_dir("run-control", "suite-scenarios");
+    let dir = out.join("scenarios");
+    let o = bin()
+        .args(["suite", "pyramid_4", "stack_5", "--write-scenarios"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).is_empty(), "no table: nothing ran");
+    for (name, steps) in [("pyramid_4", 200), ("stack_5", 200)] {
+        let o = bin()
+            .arg("run")
+            .arg(dir.join(format!("{name}.toml")))
+            .arg("--out")
+            .arg(out.join("runs"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+        let summary =
+            std::fs::read_to_string(out.join(format!("runs/{name}/summary.json"))).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        assert_eq!(summary["complete"], true);
+        assert_eq!(summary["steps"], steps);
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

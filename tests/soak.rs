@@ -7,9 +7,10 @@
 //! 0.75 s), each given up on after `LIMIT` (plus the soak's 1 s grace), the thread comparison
 //! on the first 6.
 
+mod common;
+
 use implicit_contact::model::{Dynamics, Integrator, Scene};
 use implicit_contact::scenario::AnyScene;
-use implicit_contact::stepper::{ImplicitStepper, StepperSettings, TimeStepper};
 use implicit_contact::study::soak::{
     MAX_BODIES, Outcome, SeedOutcome, Tolerances, law_violations, problems, random_scene, soak,
     table,
@@ -548,27 +549,6 @@ fn every_pair_scenes_put_polytopes_against_polytopes() {
 #[test]
 fn a_seeds_scenario_file_runs_the_seed_bit_for_bit() {
     use implicit_contact::study::soak::{Shapes, random_scene_with};
-    fn states<S: Dynamics>(
-        scene: Scene<S>,
-        settings: StepperSettings,
-        steps: usize,
-    ) -> Vec<String> {
-        let mut stepper = ImplicitStepper::new(scene, settings).unwrap();
-        let mut out = Vec::new();
-        for _ in 0..steps {
-            let report = stepper.step();
-            let bodies = stepper.scene().bodies.iter();
-            // `{:?}` writes each f64 in its shortest round-trip form: equal text, equal bits.
-            let state: Vec<String> = bodies
-                .map(|b| format!("{:?} {:?}", b.pose, b.twist))
-                .collect();
-            out.push(format!("{} {state:?}", report.converged));
-            if !report.converged {
-                break;
-            }
-        }
-        out
-    }
     let mut kinds = BTreeSet::new();
     for shapes in [Shapes::OnePolytope, Shapes::EveryPair] {
         for seed in 0..40 {
@@ -583,10 +563,12 @@ fn a_seeds_scenario_file_runs_the_seed_bit_for_bit() {
             );
             let same = match (generated.scene, read.scene) {
                 (AnyScene::Planar(a), AnyScene::Planar(b)) => {
-                    states(a, generated.settings.clone(), 30) == states(b, generated.settings, 30)
+                    common::stepped_states(a, generated.settings.clone(), 30)
+                        == common::stepped_states(b, generated.settings, 30)
                 }
                 (AnyScene::Spatial(a), AnyScene::Spatial(b)) => {
-                    states(a, generated.settings.clone(), 30) == states(b, generated.settings, 30)
+                    common::stepped_states(a, generated.settings.clone(), 30)
+                        == common::stepped_states(b, generated.settings, 30)
                 }
                 _ => false,
             };

@@ -73,6 +73,26 @@ pub trait ImplicitFn<S: Space>: Debug + Send + Sync {
         let _ = resolution;
         None
     }
+    /// The primitive and its parameters, as stored, for a function a scenario file can name
+    /// (`crate::scenario::write`); `None` for any other.
+    fn primitive(&self) -> Option<Primitive<S>> {
+        None
+    }
+}
+
+/// A primitive function and its parameters as the function stores them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Primitive<S: Space> {
+    /// A disc or ball of this radius.
+    Ball(f64),
+    /// An ellipse or ellipsoid with these semi-axes.
+    Ellipsoid(S::Vector),
+    /// A superellipse or superellipsoid: semi-axes and exponent.
+    Superellipsoid(S::Vector, f64),
+    /// A half-plane or half-space `n · ξ ≤ d`, `‖n‖ = 1`.
+    HalfSpace(S::Vector, f64),
+    /// A 3D infinite cylinder of this radius about `z`.
+    InfiniteCylinder(f64),
 }
 
 /// A function placed in a body frame: `f_body(ξ) = f(Rₗᵀ (ξ − cₗ))` for the placement
@@ -167,5 +187,14 @@ impl<S: Space> ImplicitFn<S> for Placed<S> {
         self.function
             .polytope(resolution)
             .map(|p| p.map(|p| p.placed(&self.placement)))
+    }
+    /// The placed function's primitive where the placement is the identity (a function
+    /// wrapped twice), `None` otherwise: its placement is the outer `Placed`'s to write.
+    fn primitive(&self) -> Option<Primitive<S>> {
+        if self.unplaced() {
+            self.function.primitive()
+        } else {
+            None
+        }
     }
 }

@@ -36,8 +36,8 @@ mod validation_tests;
 
 pub use body::BodyShape;
 pub use error::GeometryError;
-pub use implicit::{Eval, ImplicitFn, Placed};
-pub use part::ConvexPart;
+pub use implicit::{Eval, ImplicitFn, Placed, Primitive};
+pub use part::{ConvexPart, PartRecipe};
 pub use pose::Pose;
 pub use primitives::{
     Ball, Circle, Ellipse, Ellipsoid, HalfSpace, InfiniteCylinder, Sphere, Superellipse,

@@ -27,6 +27,31 @@ pub struct ConvexPart<S: Space> {
     /// The vertices of a bounded polytope part (polygons, boxes, polyhedra, polygonal
     /// approximations), for vertex–face contact; `None` for curved parts.
     vertices: Option<Arc<Vertices<S>>>,
+    /// How the part was made, and where [`placed`](Self::placed) put it (for writing it back).
+    recipe: PartRecipe<S>,
+    recipe_placement: Pose<S>,
+}
+
+/// How a part was made: by its functions (each names its own
+/// [`Primitive`](crate::geometry::implicit::Primitive)) or by a constructor, with the
+/// constructor's arguments, so that a scene built in code can be written as a scenario file
+/// whose parts are built by the same calls.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartRecipe<S: Space> {
+    /// [`ConvexPart::new`] or [`ConvexPart::single`] on its functions.
+    Functions,
+    /// [`ConvexPart::cuboid`] with these half-extents.
+    Cuboid(S::Vector),
+    /// [`ConvexPart::cylinder`]: radius and half-height.
+    Cylinder(f64, f64),
+    /// [`ConvexPart::regular_polygon`]: radius and number of vertices.
+    RegularPolygon(f64, usize),
+    /// [`ConvexPart::polygon`] on these vertices.
+    Polygon(Vec<S::Vector>),
+    /// [`ConvexPart::polyhedron`] on these planes.
+    Polyhedron(Vec<(S::Vector, f64)>),
+    /// A constructor the scenario format has no kind for (an icosphere).
+    Other,
 }
 
 impl<S: Space> ConvexPart<S> {
@@ -99,7 +124,22 @@ impl<S: Space> ConvexPart<S> {
             interior: None,
             radius: None,
             vertices: None,
+            recipe: PartRecipe::Functions,
+            recipe_placement: Pose::identity(),
         })
+    }
+
+    /// The part as made by a constructor with these arguments.
+    pub(crate) fn with_recipe(mut self, recipe: PartRecipe<S>) -> Self {
+        self.recipe = recipe;
+        self
+    }
+
+    /// How the part was made, and the placement [`placed`](Self::placed) applied after it
+    /// (the identity if none; for [`PartRecipe::Functions`] the placements are the
+    /// functions' own).
+    pub fn recipe(&self) -> (&PartRecipe<S>, &Pose<S>) {
+        (&self.recipe, &self.recipe_placement)
     }
 
     /// A part made of one function at the body origin.
@@ -131,6 +171,7 @@ impl<S: Space> ConvexPart<S> {
         }
         self.interior = self.interior.map(|p| placement.transform_point(&p));
         self.vertices = self.vertices.map(|v| Arc::new(v.placed(placement)));
+        self.recipe_placement = placement.compose(&self.recipe_placement);
         self
     }
 

@@ -1,6 +1,9 @@
 //! Scenario files: TOML ↔ the scene description, with validation that names the file, the
 //! field and the reason.
 //!
+//! The other way, [`write::scenario_file`] writes a scene built in code as a scenario file
+//! whose run is the code's scene bit for bit (`soak` and `suite --write-scenarios`).
+//!
 //! [`load`] reads a file and [`parse`] a text into a [`Scenario`]: the scene (planar or
 //! spatial, [`AnyScene`]), the stepper, the solver settings, the outputs, the time step and the
 //! duration. Reading happens in four passes, each error an [`ScenarioError`] that says
@@ -294,6 +297,7 @@
 mod build;
 pub mod error;
 pub mod schema;
+pub mod write;
 
 #[cfg(test)]
 mod tests;

@@ -17,11 +17,8 @@ use crate::geometry::{
     Ball, BodyShape, ConvexPart, Ellipsoid, HalfSpace, Planar, Pose, Spatial, Superellipsoid,
 };
 use crate::model::{Dynamics, Friction, Integrator, RigidBody, Scene, Twist};
-use crate::scenario::AnyScene;
-use crate::scenario::schema::{
-    BodySpec, FrictionSpec, FunctionSpec, IntegratorSpec, Numbers, Outputs, PartKind, PartSpec,
-    PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec, Stepper,
-};
+use crate::scenario::schema::ScenarioFile;
+use crate::scenario::{AnyScene, write};
 use crate::scenes::SceneRng;
 use crate::stepper::{ImplicitStepper, StepReport, StepperSettings};
 use nalgebra::{Matrix3, Quaternion, UnitComplex, UnitQuaternion, Vector1, Vector2, Vector3};
@@ -46,8 +43,9 @@ pub struct RandomScene {
     pub settings: StepperSettings,
     /// The shape of each moving body, in body order (for the tables).
     pub shapes: Vec<&'static str>,
-    /// The same scene as a scenario file: `implicit-contact run` on its TOML
-    /// ([`ScenarioFile::to_toml`]) runs the seed bit for bit as the soak does.
+    /// The same scene and settings as a scenario file ([`crate::scenario::write`]):
+    /// `implicit-contact run` on its TOML ([`ScenarioFile::to_toml`]) runs the seed bit for bit
+    /// as the soak does.
     pub file: ScenarioFile,
 }
 
@@ -96,45 +94,8 @@ impl RandomScene {
 struct Made<S: crate::geometry::Space> {
     kind: &'static str,
     part: ConvexPart<S>,
-    /// The part as a scenario file writes it (built by the same constructor).
-    spec: PartSpec,
     /// Radius of a ball about the body origin that holds the shape.
     radius: f64,
-}
-
-/// A part of kind `kind` with no keys set yet.
-fn part_spec(kind: PartKind) -> PartSpec {
-    PartSpec {
-        kind,
-        half_extents: None,
-        vertices: None,
-        planes: None,
-        radius: None,
-        sides: None,
-        half_height: None,
-        position: None,
-        orientation: None,
-        function: Vec::new(),
-    }
-}
-
-/// A part that is the single function `shape` (its other keys set by `with`).
-fn function_part(shape: ShapeKind, with: impl FnOnce(&mut FunctionSpec)) -> PartSpec {
-    let mut f = FunctionSpec {
-        shape,
-        radius: None,
-        semi_axes: None,
-        exponent: None,
-        normal: None,
-        offset: None,
-        position: None,
-        orientation: None,
-    };
-    with(&mut f);
-    PartSpec {
-        function: vec![f],
-        ..part_spec(PartKind::Intersection)
-    }
 }
 
 /// A shape, its body-frame inertia and bounding radius; `polytope` picks among the
@@ -150,10 +111,6 @@ fn planar_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Planar>, f6
                 let made = Made {
                     kind: "rectangle",
                     part,
-                    spec: PartSpec {
-                        half_extents: Some(vec![h.x, h.y]),
-                        ..part_spec(PartKind::Box)
-                    },
                     radius: h.norm(),
                 };
                 (made, m * h.norm_squared() / 3.0)
@@ -165,11 +122,6 @@ fn planar_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Planar>, f6
                 let made = Made {
                     kind: "regular_polygon",
                     part,
-                    spec: PartSpec {
-                        radius: Some(r),
-                        sides: Some(n),
-                        ..part_spec(PartKind::RegularPolygon)
-                    },
                     radius: r,
                 };
                 (made, m * r * r * (1.0 + 2.0 * c * c) / 6.0)
@@ -187,10 +139,6 @@ fn planar_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Planar>, f6
                 let made = Made {
                     kind: "rhombus",
                     part,
-                    spec: PartSpec {
-                        vertices: Some(vertices.iter().map(|v| vec![v.x, v.y]).collect()),
-                        ..part_spec(PartKind::Polygon)
-                    },
                     radius: a.max(b),
                 };
                 (made, m * (a * a + b * b) / 6.0)
@@ -205,7 +153,6 @@ fn planar_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Planar>, f6
                 let part = ConvexPart::single("circle", Ball::<Planar>::new(r).expect(ok));
                 let made = Made {
                     kind: "circle",
-                    spec: function_part(ShapeKind::Circle, |f| f.radius = Some(r)),
                     part: part.expect(ok),
                     radius: r,
                 };
@@ -215,7 +162,6 @@ fn planar_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Planar>, f6
                 let part = ConvexPart::single("ellipse", Ellipsoid::<Planar>::new(a).expect(ok));
                 let made = Made {
                     kind: "ellipse",
-                    spec: function_part(ShapeKind::Ellipse, |f| f.semi_axes = Some(vec![a.x, a.y])),
                     part: part.expect(ok),
                     radius: a.max(),
                 };
@@ -226,10 +172,6 @@ fn planar_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Planar>, f6
                 let f = Superellipsoid::<Planar>::new(a, p).expect(ok);
                 let made = Made {
                     kind: "superellipse",
-                    spec: function_part(ShapeKind::Superellipse, |f| {
-                        f.semi_axes = Some(vec![a.x, a.y]);
-                        f.exponent = Some(p);
-                    }),
                     part: ConvexPart::single("superellipse", f).expect(ok),
                     radius: a.norm(),
                 };
@@ -254,10 +196,6 @@ fn spatial_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Spatial>, 
             0 => {
                 let made = Made {
                     kind: "box",
-                    spec: PartSpec {
-                        half_extents: Some(vec![a.x, a.y, a.z]),
-                        ..part_spec(PartKind::Box)
-                    },
                     part: ConvexPart::cuboid(a).expect(ok),
                     radius: a.norm(),
                 };
@@ -267,11 +205,6 @@ fn spatial_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Spatial>, 
                 let (r, hh) = (a.x, a.z);
                 let made = Made {
                     kind: "cylinder",
-                    spec: PartSpec {
-                        radius: Some(r),
-                        half_height: Some(hh),
-                        ..part_spec(PartKind::Cylinder)
-                    },
                     part: ConvexPart::cylinder(r, hh).expect(ok),
                     radius: (r * r + hh * hh).sqrt(),
                 };
@@ -287,18 +220,6 @@ fn spatial_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Spatial>, 
                 }
                 let made = Made {
                     kind: "octahedron",
-                    spec: PartSpec {
-                        planes: Some(
-                            planes
-                                .iter()
-                                .map(|(n, d)| PlaneSpec {
-                                    normal: vec![n.x, n.y, n.z],
-                                    offset: *d,
-                                })
-                                .collect(),
-                        ),
-                        ..part_spec(PartKind::Polyhedron)
-                    },
                     part: ConvexPart::polyhedron(&planes).expect(ok),
                     radius: a.max(),
                 };
@@ -312,7 +233,6 @@ fn spatial_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Spatial>, 
                 let f = Ball::<Spatial>::new(r).expect(ok);
                 let made = Made {
                     kind: "sphere",
-                    spec: function_part(ShapeKind::Sphere, |f| f.radius = Some(r)),
                     part: ConvexPart::single("sphere", f).expect(ok),
                     radius: r,
                 };
@@ -322,9 +242,6 @@ fn spatial_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Spatial>, 
                 let f = Ellipsoid::<Spatial>::new(a).expect(ok);
                 let made = Made {
                     kind: "ellipsoid",
-                    spec: function_part(ShapeKind::Ellipsoid, |f| {
-                        f.semi_axes = Some(vec![a.x, a.y, a.z])
-                    }),
                     part: ConvexPart::single("ellipsoid", f).expect(ok),
                     radius: a.max(),
                 };
@@ -335,10 +252,6 @@ fn spatial_shape(rng: &mut SceneRng, polytope: bool, m: f64) -> (Made<Spatial>, 
                 let f = Superellipsoid::<Spatial>::new(a, p).expect(ok);
                 let made = Made {
                     kind: "superellipsoid",
-                    spec: function_part(ShapeKind::Superellipsoid, |f| {
-                        f.semi_axes = Some(vec![a.x, a.y, a.z]);
-                        f.exponent = Some(p);
-                    }),
                     part: ConvexPart::single("superellipsoid", f).expect(ok),
                     radius: a.norm(),
                 };
@@ -423,51 +336,6 @@ const CLEARANCE: f64 = 0.02;
 /// Jitter of a body in its grid cell, each way.
 const JITTER: f64 = 0.04;
 
-/// A body as a scenario file writes it; `None` inertia: the fixed ground.
-fn body_spec(
-    name: &str,
-    mass_inertia: Option<(f64, Numbers)>,
-    position: Vec<f64>,
-    orientation: Option<Numbers>,
-    twist: Option<(Vec<f64>, Numbers)>,
-    part: PartSpec,
-) -> BodySpec {
-    let (mass, inertia) = mass_inertia.map_or((None, None), |(m, i)| (Some(m), Some(i)));
-    let (velocity, angular_velocity) = twist.map_or((None, None), |(v, w)| (Some(v), Some(w)));
-    BodySpec {
-        name: name.to_string(),
-        fixed: mass.is_none(),
-        driven: false,
-        drive: None,
-        mass,
-        inertia,
-        position,
-        orientation,
-        velocity,
-        angular_velocity,
-        force: None,
-        torque: None,
-        friction: None,
-        layer: None,
-        part: vec![part],
-    }
-}
-
-/// The ground's spec: the half-plane or half-space below `up`, as [`ground`] builds it.
-fn ground_spec(up: Vec<f64>) -> BodySpec {
-    let shape = if up.len() == 2 {
-        ShapeKind::HalfPlane
-    } else {
-        ShapeKind::HalfSpace
-    };
-    let origin = vec![0.0; up.len()];
-    let part = function_part(shape, |f| {
-        f.normal = Some(up);
-        f.offset = Some(0.0);
-    });
-    body_spec("ground", None, origin, None, None, part)
-}
-
 fn ground<S: Dynamics>(up: S::Vector) -> RigidBody<S> {
     let ok = "the ground is valid";
     let part = ConvexPart::single("ground", HalfSpace::<S>::new(up, 0.0).expect(ok)).expect(ok);
@@ -475,11 +343,7 @@ fn ground<S: Dynamics>(up: S::Vector) -> RigidBody<S> {
     RigidBody::fixed("ground", shape, Pose::identity()).expect(ok)
 }
 
-fn planar_scene(
-    seed: u64,
-    rng: &mut SceneRng,
-    d: &Draws,
-) -> (Scene<Planar>, Vec<&'static str>, Vec<BodySpec>) {
+fn planar_scene(seed: u64, rng: &mut SceneRng, d: &Draws) -> (Scene<Planar>, Vec<&'static str>) {
     let ok = "a valid body by construction";
     let mut made = Vec::with_capacity(d.n);
     for k in 0..d.n {
@@ -503,7 +367,6 @@ fn planar_scene(
     .with_body(ground::<Planar>(Vector2::y()))
     .expect(ok);
     let mut kinds = Vec::with_capacity(d.n);
-    let mut specs = vec![ground_spec(vec![0.0, 1.0])];
     for (k, (shape, m, inertia)) in made.into_iter().enumerate() {
         let name = format!("b{k}_{}", shape.kind);
         let x = (k % side) as f64 * cell + rng.uniform(-JITTER, JITTER);
@@ -512,17 +375,10 @@ fn planar_scene(
         let theta = rng.uniform(-std::f64::consts::PI, std::f64::consts::PI);
         let pose = Pose::new(Vector2::new(x, y), UnitComplex::new(theta), &name).expect(ok);
         let v = in_unit_ball::<2>(rng);
-        let linear = Vector2::new(v[0], v[1]) * 2.0;
-        let angular = rng.uniform(-5.0, 5.0);
-        let twist = Twist::new(linear, Vector1::new(angular));
-        specs.push(body_spec(
-            &name,
-            Some((m, Numbers::Scalar(inertia))),
-            vec![x, y],
-            Some(Numbers::Scalar(theta)),
-            Some((vec![linear.x, linear.y], Numbers::Scalar(angular))),
-            shape.spec,
-        ));
+        let twist = Twist::new(
+            Vector2::new(v[0], v[1]) * 2.0,
+            Vector1::new(rng.uniform(-5.0, 5.0)),
+        );
         let body_shape = BodyShape::new(&name, vec![shape.part]).expect(ok);
         let body = RigidBody::<Planar>::new(&name, m, inertia, body_shape, pose)
             .expect(ok)
@@ -531,14 +387,10 @@ fn planar_scene(
         scene = scene.with_body(body).expect(ok);
         kinds.push(shape.kind);
     }
-    (scene, kinds, specs)
+    (scene, kinds)
 }
 
-fn spatial_scene(
-    seed: u64,
-    rng: &mut SceneRng,
-    d: &Draws,
-) -> (Scene<Spatial>, Vec<&'static str>, Vec<BodySpec>) {
+fn spatial_scene(seed: u64, rng: &mut SceneRng, d: &Draws) -> (Scene<Spatial>, Vec<&'static str>) {
     let ok = "a valid body by construction";
     let mut made = Vec::with_capacity(d.n);
     for k in 0..d.n {
@@ -562,7 +414,6 @@ fn spatial_scene(
     .with_body(ground::<Spatial>(Vector3::z()))
     .expect(ok);
     let mut kinds = Vec::with_capacity(d.n);
-    let mut specs = vec![ground_spec(vec![0.0, 0.0, 1.0])];
     for (k, (shape, m, inertia)) in made.into_iter().enumerate() {
         let name = format!("b{k}_{}", shape.kind);
         let (layer, idx) = (k / per_layer, k % per_layer);
@@ -584,28 +435,13 @@ fn spatial_scene(
                 break q;
             }
         };
-        let rotation = UnitQuaternion::from_quaternion(q);
-        let pose = Pose::new(position, rotation, &name).expect(ok);
+        let pose = Pose::new(position, UnitQuaternion::from_quaternion(q), &name).expect(ok);
         let v = in_unit_ball::<3>(rng);
         let w = in_unit_ball::<3>(rng);
-        let lin = Vector3::new(v[0], v[1], v[2]) * 2.0;
-        let ang = Vector3::new(w[0], w[1], w[2]) * 5.0;
-        let twist = Twist::new(lin, ang);
-        let q = rotation.quaternion();
-        specs.push(body_spec(
-            &name,
-            Some((
-                m,
-                Numbers::List(vec![inertia[(0, 0)], inertia[(1, 1)], inertia[(2, 2)]]),
-            )),
-            vec![position.x, position.y, position.z],
-            Some(Numbers::List(vec![q.w, q.i, q.j, q.k])),
-            Some((
-                vec![lin.x, lin.y, lin.z],
-                Numbers::List(vec![ang.x, ang.y, ang.z]),
-            )),
-            shape.spec,
-        ));
+        let twist = Twist::new(
+            Vector3::new(v[0], v[1], v[2]) * 2.0,
+            Vector3::new(w[0], w[1], w[2]) * 5.0,
+        );
         let body_shape = BodyShape::new(&name, vec![shape.part]).expect(ok);
         let body = RigidBody::<Spatial>::new(&name, m, inertia, body_shape, pose)
             .expect(ok)
@@ -614,7 +450,7 @@ fn spatial_scene(
         scene = scene.with_body(body).expect(ok);
         kinds.push(shape.kind);
     }
-    (scene, kinds, specs)
+    (scene, kinds)
 }
 
 /// The scene of `seed`: the same on every machine and every call.
@@ -631,64 +467,24 @@ pub fn random_scene_with(seed: u64, shapes_mode: Shapes) -> RandomScene {
         integrator: d.integrator,
         ..StepperSettings::default()
     };
-    let (scene, shapes, body) = if spatial {
-        let (s, k, b) = spatial_scene(seed, &mut rng, &d);
-        (AnyScene::Spatial(s), k, b)
+    let (scene, shapes) = if spatial {
+        let (s, k) = spatial_scene(seed, &mut rng, &d);
+        (AnyScene::Spatial(s), k)
     } else {
-        let (s, k, b) = planar_scene(seed, &mut rng, &d);
-        (AnyScene::Planar(s), k, b)
+        let (s, k) = planar_scene(seed, &mut rng, &d);
+        (AnyScene::Planar(s), k)
     };
-    let dimension = if spatial { 3 } else { 2 };
-    let mut gravity = vec![0.0; dimension];
-    gravity[dimension - 1] = -9.81;
-    let file = ScenarioFile {
-        name: match shapes_mode {
-            Shapes::OnePolytope => format!("soak_{seed}"),
-            Shapes::EveryPair => format!("soak_{seed}_every_pair"),
-        },
-        dimension: dimension as u32,
-        description: format!(
-            "`implicit-contact soak` seed {seed}{}: the same scene and settings, bit for bit",
-            match shapes_mode {
-                Shapes::OnePolytope => "",
-                Shapes::EveryPair => " (--every-pair)",
-            }
-        ),
-        simulation: SimulationSpec {
-            time_step: d.h,
-            duration: DURATION,
-            stepper: Stepper::Implicit,
-            gravity,
-            integrator: match d.integrator {
-                Integrator::Euler => IntegratorSpec::Euler,
-                Integrator::Midpoint => IntegratorSpec::Midpoint,
-                Integrator::Rattle => IntegratorSpec::Rattle,
-            },
-            energy_projection: None,
-            gyroscopic: None,
-            closest_points: None,
-            friction_continuation: None,
-        },
-        solver: None,
-        friction: FrictionSpec {
-            mu: d.mu,
-            e_t: 1.0,
-            e_o: 1.0,
-            e_r: Some(1.0),
-        },
-        body,
-        pair: Vec::new(),
-        joint: Vec::new(),
-        support: Vec::new(),
-        no_collision: Vec::new(),
-        output: Outputs::default(),
-        lcp: None,
+    let name = match shapes_mode {
+        Shapes::OnePolytope => format!("soak_{seed}"),
+        Shapes::EveryPair => format!("soak_{seed}_every_pair"),
     };
+    let written = write::any_scenario_file(&scene, &settings, &name)
+        .expect("a soak scene has only what a scenario file can say");
     RandomScene {
         scene,
         settings,
         shapes,
-        file,
+        file: written.file,
     }
 }
 

@@ -81,3 +81,27 @@ pub fn worst_whole_step<S: implicit_contact::model::Dynamics>(
     }
     worst
 }
+
+/// The state after each of `steps` steps of `scene` (up to the first that does not converge):
+/// every body's pose and twist as text. `{:?}` writes each f64 in its shortest round-trip form,
+/// so equal lists mean equal bits.
+pub fn stepped_states<S: implicit_contact::model::Dynamics>(
+    scene: implicit_contact::model::Scene<S>,
+    settings: implicit_contact::stepper::StepperSettings,
+    steps: usize,
+) -> Vec<String> {
+    use implicit_contact::stepper::TimeStepper;
+    let mut stepper = implicit_contact::stepper::ImplicitStepper::new(scene, settings).unwrap();
+    let mut out = Vec::new();
+    for _ in 0..steps {
+        let report = stepper.step();
+        let state: Vec<String> = (stepper.scene().bodies.iter())
+            .map(|b| format!("{:?} {:?}", b.pose, b.twist))
+            .collect();
+        out.push(format!("{} {state:?}", report.converged));
+        if !report.converged {
+            break;
+        }
+    }
+    out
+}

@@ -6,7 +6,7 @@
 //! changes (by the factor `2r`). `f` is a convex quadratic, `C^∞`.
 
 use crate::geometry::error::{GeometryError, positive};
-use crate::geometry::implicit::ImplicitFn;
+use crate::geometry::implicit::{ImplicitFn, Primitive};
 use crate::geometry::space::Space;
 
 /// The disc or ball `‖ξ‖ ≤ r`.
@@ -42,6 +42,9 @@ fn ball_name<S: Space>() -> &'static str {
 }
 
 impl<S: Space> ImplicitFn<S> for Ball<S> {
+    fn primitive(&self) -> Option<Primitive<S>> {
+        Some(Primitive::Ball(self.radius))
+    }
     fn name(&self) -> &str {
         ball_name::<S>()
     }

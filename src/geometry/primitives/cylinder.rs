@@ -4,7 +4,7 @@
 //! half-spaces, [`ConvexPart::cylinder`](crate::geometry::ConvexPart::cylinder).
 
 use crate::geometry::error::{GeometryError, positive};
-use crate::geometry::implicit::ImplicitFn;
+use crate::geometry::implicit::{ImplicitFn, Primitive};
 use crate::geometry::space::Spatial;
 use nalgebra::{Matrix3, Vector3};
 
@@ -28,6 +28,9 @@ impl InfiniteCylinder {
 }
 
 impl ImplicitFn<Spatial> for InfiniteCylinder {
+    fn primitive(&self) -> Option<Primitive<Spatial>> {
+        Some(Primitive::InfiniteCylinder(self.radius))
+    }
     fn name(&self) -> &str {
         "cylinder"
     }

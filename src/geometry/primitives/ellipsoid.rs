@@ -5,7 +5,7 @@
 //! `∂f/∂ξᵢ = m ξᵢ / aᵢ²`, `∇²f = m diag(1/aᵢ²)`: a convex quadratic, `C^∞`.
 
 use crate::geometry::error::{GeometryError, positive};
-use crate::geometry::implicit::ImplicitFn;
+use crate::geometry::implicit::{ImplicitFn, Primitive};
 use crate::geometry::space::Space;
 
 /// The ellipse or ellipsoid `Σᵢ (ξᵢ/aᵢ)² ≤ 1`.
@@ -50,6 +50,9 @@ fn ellipsoid_name<S: Space>() -> &'static str {
 }
 
 impl<S: Space> ImplicitFn<S> for Ellipsoid<S> {
+    fn primitive(&self) -> Option<Primitive<S>> {
+        Some(Primitive::Ellipsoid(self.semi_axes))
+    }
     fn name(&self) -> &str {
         ellipsoid_name::<S>()
     }

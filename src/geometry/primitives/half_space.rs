@@ -4,7 +4,7 @@
 //! and `C^∞`. The set is `{ξ : n · ξ ≤ d}`, with `n` the outward normal.
 
 use crate::geometry::error::GeometryError;
-use crate::geometry::implicit::ImplicitFn;
+use crate::geometry::implicit::{ImplicitFn, Primitive};
 use crate::geometry::space::Space;
 
 /// The half-space `n · ξ ≤ d` (outward unit normal `n`).
@@ -60,6 +60,9 @@ pub(crate) fn half_space_name<S: Space>() -> &'static str {
 }
 
 impl<S: Space> ImplicitFn<S> for HalfSpace<S> {
+    fn primitive(&self) -> Option<Primitive<S>> {
+        Some(Primitive::HalfSpace(self.normal, self.offset))
+    }
     fn name(&self) -> &str {
         half_space_name::<S>()
     }

@@ -17,7 +17,7 @@
 use super::half_space::HalfSpace;
 use crate::geometry::error::{GeometryError, positive};
 use crate::geometry::implicit::Placed;
-use crate::geometry::part::ConvexPart;
+use crate::geometry::part::{ConvexPart, PartRecipe};
 use crate::geometry::pose::Pose;
 use crate::geometry::space::{Planar, Space, Spatial};
 use std::f64::consts::{PI, TAU};
@@ -229,6 +229,7 @@ fn regular_polygon_generic<S: Space>(
         }),
     };
     ConvexPart::from_faces(NAME, faces, vertices, S::zero_vector(), radius)
+        .map(|p| p.with_recipe(PartRecipe::RegularPolygon(radius, n)))
 }
 
 fn icosphere_generic<S: Space>(
@@ -300,6 +301,7 @@ fn icosphere_generic<S: Space>(
         .collect();
     let vertices = Vertices::new(points.into_iter().map(v).collect());
     ConvexPart::from_faces(NAME, planes, vertices, S::zero_vector(), radius)
+        .map(|p| p.with_recipe(PartRecipe::Other))
 }
 
 /// The unit icosahedron: 12 vertices, 20 triangles.

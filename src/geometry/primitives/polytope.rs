@@ -12,7 +12,7 @@ use super::half_space::HalfSpace;
 use super::polygonal::Vertices;
 use crate::geometry::error::{GeometryError, positive};
 use crate::geometry::implicit::Placed;
-use crate::geometry::part::ConvexPart;
+use crate::geometry::part::{ConvexPart, PartRecipe};
 use crate::geometry::space::{Planar, Space, Spatial};
 use nalgebra::{Matrix3, Vector2, Vector3};
 
@@ -48,7 +48,7 @@ impl<S: Space> ConvexPart<S> {
             })
             .collect();
         part.set_vertices(Vertices::new(corners));
-        Ok(part)
+        Ok(part.with_recipe(PartRecipe::Cuboid(half_extents)))
     }
 }
 
@@ -153,7 +153,7 @@ impl ConvexPart<Planar> {
         let mut part = ConvexPart::new_with_interior(NAME, fs, centroid)?;
         part.set_bounds(centroid, scale);
         part.set_vertices(Vertices::new(vertices.to_vec()));
-        Ok(part)
+        Ok(part.with_recipe(PartRecipe::Polygon(vertices.to_vec())))
     }
 }
 
@@ -277,7 +277,7 @@ impl ConvexPart<Spatial> {
         let mut part = ConvexPart::new_with_interior(NAME, fs, centroid)?;
         part.set_bounds(centroid, radius);
         part.set_vertices(Vertices::new(unique));
-        Ok(part)
+        Ok(part.with_recipe(PartRecipe::Polyhedron(planes.to_vec())))
     }
 
     /// The finite cylinder of radius `r` about the body `z` axis, `|ξ_z| ≤ h`: an
@@ -295,6 +295,6 @@ impl ConvexPart<Spatial> {
             Vector3::zeros(),
             (radius * radius + half_height * half_height).sqrt(),
         );
-        Ok(part)
+        Ok(part.with_recipe(PartRecipe::Cylinder(radius, half_height)))
     }
 }

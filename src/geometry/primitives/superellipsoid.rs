@@ -22,7 +22,7 @@
 
 use super::ellipsoid::{check_semi_axes, min_component};
 use crate::geometry::error::GeometryError;
-use crate::geometry::implicit::ImplicitFn;
+use crate::geometry::implicit::{ImplicitFn, Primitive};
 use crate::geometry::space::Space;
 
 /// The superellipsoid `Σᵢ |ξᵢ/aᵢ|ᵖ ≤ 1`, `p ≥ 2`.
@@ -101,6 +101,9 @@ fn superellipsoid_name<S: Space>() -> &'static str {
 }
 
 impl<S: Space> ImplicitFn<S> for Superellipsoid<S> {
+    fn primitive(&self) -> Option<Primitive<S>> {
+        Some(Primitive::Superellipsoid(self.semi_axes, self.exponent))
+    }
     fn name(&self) -> &str {
         superellipsoid_name::<S>()
     }
