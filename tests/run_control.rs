@@ -395,18 +395,7 @@ fn a_soak_seed_is_written_as_a_scenario_that_runs() {
             .unwrap_or_else(|| panic!("no row for seed {seed} in:\n{table}"));
         let steps: usize = row[7].split('/').next().unwrap().parse().unwrap();
         let newton_max: f64 = row[16].split('/').nth(1).unwrap().parse().unwrap();
-        let file = dir.join(format!("soak_{seed}.toml"));
-        let o = bin()
-            .arg("run")
-            .arg(&file)
-            .arg("--out")
-            .arg(out.join("runs"))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "seed {seed}: {}", text(&o.stderr));
-        let summary =
-            std::fs::read_to_string(out.join(format!("runs/soak_{seed}/summary.json"))).unwrap();
-        let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        let summary = run_written(&dir, &format!("soak_{seed}"), &out);
         assert_eq!(summary["complete"], true);
         assert_eq!(summary["steps"], steps);
         assert_eq!(summary["newton_iterations"]["max"], newton_max);
@@ -432,19 +421,23 @@ fn suite_scenes_are_written_as_scenarios_that_run() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(text(&o.stdout).is_empty(), "no table: nothing ran");
     for (name, steps) in [("pyramid_4", 200), ("stack_5", 200)] {
-        let o = bin()
-            .arg("run")
-            .arg(dir.join(format!("{name}.toml")))
-            .arg("--out")
-            .arg(out.join("runs"))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
-        let summary =
-            std::fs::read_to_string(out.join(format!("runs/{name}/summary.json"))).unwrap();
-        let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        let summary = run_written(&dir, name, &out);
         assert_eq!(summary["complete"], true);
         assert_eq!(summary["steps"], steps);
     }
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `run DIR/NAME.toml --out OUT/runs`, which must succeed; its `summary.json`.
+fn run_written(dir: &Path, name: &str, out: &Path) -> serde_json::Value {
+    let o = bin()
+        .arg("run")
+        .arg(dir.join(format!("{name}.toml")))
+        .arg("--out")
+        .arg(out.join("runs"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    let summary = std::fs::read_to_string(out.join(format!("runs/{name}/summary.json"))).unwrap();
+    serde_json::from_str(&summary).unwrap()
 }
