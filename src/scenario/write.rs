@@ -8,14 +8,14 @@
 //! to `atan2`'s), and a half-space's normal, stored as a unit vector that the file's
 //! `HalfSpace::new` divides by its norm again.
 //!
-//! What the format cannot say yet is refused by name: joints, supports, compliant layers,
-//! bodies driven by a table or a controller, a constructor without a kind (an icosphere),
-//! and stepper settings without a key.
+//! What the format cannot say yet is refused by name: joints, supports, bodies driven by a
+//! table or a controller, a constructor without a kind (an icosphere), and stepper settings
+//! without a key.
 
 use super::schema::{
-    BodySpec, FrictionSpec, FunctionSpec, GyroscopicSpec, IntegratorSpec, NoCollisionSpec, Numbers,
-    Outputs, PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile, ShapeKind, SimulationSpec,
-    Stepper,
+    BodySpec, FrictionSpec, FunctionSpec, GyroscopicSpec, IntegratorSpec, LayerSpec,
+    NoCollisionSpec, Numbers, Outputs, PairSpec, PartKind, PartSpec, PlaneSpec, ScenarioFile,
+    ShapeKind, SimulationSpec, Stepper,
 };
 use crate::geometry::{
     ConvexPart, HalfSpace, ImplicitFn, PartRecipe, Planar, Pose, Primitive, Spatial,
@@ -230,9 +230,6 @@ fn body_spec<S: WriteSpace>(
     if b.controller.is_some() {
         return refuse("a controller");
     }
-    if b.layer.is_some() {
-        return refuse("a compliant layer");
-    }
     let moving = !b.fixed && !b.driven;
     let orientation = (b.pose.rotation != Pose::<S>::identity().rotation).then(|| {
         let (n, exact) = S::orientation(&b.pose.rotation);
@@ -257,22 +254,38 @@ fn body_spec<S: WriteSpace>(
     }
     let force = &b.external_wrench.force;
     let torque = &b.external_wrench.torque;
+    // A driven body has no unknowns, as a fixed one, but the file names it driven alone.
+    let prescribed = !b.fixed || b.driven;
     Ok(BodySpec {
         name: b.name.clone(),
-        fixed: b.fixed,
+        fixed: b.fixed && !b.driven,
         driven: b.driven,
         drive: None,
         mass: moving.then_some(b.mass),
         inertia: moving.then(|| S::inertia(&b.inertia)),
         position: list::<S>(&b.pose.position),
         orientation,
-        velocity: (!b.fixed && !zero_vector(&b.twist.linear)).then(|| list::<S>(&b.twist.linear)),
-        angular_velocity: (!b.fixed && !angular_zero(&b.twist.angular))
+        velocity: (prescribed && !zero_vector(&b.twist.linear)).then(|| list::<S>(&b.twist.linear)),
+        angular_velocity: (prescribed && !angular_zero(&b.twist.angular))
             .then(|| S::angular(&b.twist.angular)),
         force: (moving && !zero_vector(force)).then(|| list::<S>(force)),
         torque: (moving && !angular_zero(torque)).then(|| S::angular(torque)),
         friction: b.friction.as_ref().map(friction_spec),
-        layer: None,
+        layer: b.layer.as_ref().map(|l| {
+            // Written whole (`D` rows of `D`): the file's `CompliantLayer::full` keeps them.
+            let rows = |m: &nalgebra::Matrix3<f64>| {
+                Numbers::Matrix(
+                    (0..l.dim)
+                        .map(|i| (0..l.dim).map(|j| m[(i, j)]).collect())
+                        .collect(),
+                )
+            };
+            LayerSpec {
+                stiffness: rows(&l.stiffness),
+                damping: (l.damping != nalgebra::Matrix3::zeros()).then(|| rows(&l.damping)),
+                max_deflection: l.max_deflection,
+            }
+        }),
         part,
     })
 }
@@ -453,7 +466,7 @@ fn function_spec<S: WriteSpace>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::{Ball, BodyShape, ConvexPart};
+    use crate::geometry::{BodyShape, ConvexPart};
     use nalgebra::{Quaternion, Vector3};
 
     fn ball_scene(part: ConvexPart<Spatial>) -> Scene<Spatial> {
@@ -533,14 +546,6 @@ mod tests {
             ..StepperSettings::default()
         };
         refused(&scene, &tuned, "no key");
-        let ball = ConvexPart::single("ball", Ball::<Spatial>::new(0.1).unwrap()).unwrap();
-        let mut layered = ball_scene(ball);
-        layered.bodies[0].layer = Some(crate::model::CompliantLayer::diagonal(
-            &[1e4, 1e4, 1e4],
-            &[1.0, 1.0, 1.0],
-            0.01,
-        ));
-        refused(&layered, &settings, "compliant layer");
         let pendulum = super::super::load(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pendulum_2d.toml"),
         )
