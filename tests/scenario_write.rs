@@ -7,7 +7,7 @@
 
 mod common;
 
-use implicit_contact::scenario::{AnyScene, load, parse, write::any_scenario_file};
+use implicit_contact::scenario::{load, parse, write::any_scenario_file};
 
 #[test]
 fn every_example_and_paper_case_round_trips_or_is_refused_by_name() {
@@ -43,17 +43,7 @@ fn every_example_and_paper_case_round_trips_or_is_refused_by_name() {
                 format!("{settings:?}"),
                 "{name}"
             );
-            let equal = match (sc.scene, back.scene) {
-                (AnyScene::Planar(a), AnyScene::Planar(b)) => {
-                    common::stepped_states(a, settings.clone(), 50)
-                        == common::stepped_states(b, settings.clone(), 50)
-                }
-                (AnyScene::Spatial(a), AnyScene::Spatial(b)) => {
-                    common::stepped_states(a, settings.clone(), 50)
-                        == common::stepped_states(b, settings.clone(), 50)
-                }
-                _ => false,
-            };
+            let equal = common::same_runs(sc.scene, back.scene, &settings, 50);
             assert!(equal, "{name}: the written file's run departs\n{text}");
             same.push(name);
         }

@@ -561,17 +561,7 @@ fn a_seeds_scenario_file_runs_the_seed_bit_for_bit() {
                 format!("{:?}", generated.settings),
                 "seed {seed}"
             );
-            let same = match (generated.scene, read.scene) {
-                (AnyScene::Planar(a), AnyScene::Planar(b)) => {
-                    common::stepped_states(a, generated.settings.clone(), 30)
-                        == common::stepped_states(b, generated.settings, 30)
-                }
-                (AnyScene::Spatial(a), AnyScene::Spatial(b)) => {
-                    common::stepped_states(a, generated.settings.clone(), 30)
-                        == common::stepped_states(b, generated.settings, 30)
-                }
-                _ => false,
-            };
+            let same = common::same_runs(generated.scene, read.scene, &generated.settings, 30);
             assert!(
                 same,
                 "seed {seed} ({shapes:?}): the file's run departs\n{text}"

@@ -347,7 +347,7 @@ fn the_resting_pyramids_re_solves_evaluate_no_jacobian() {
 /// with nothing reported as possibly inexact.
 #[test]
 fn the_suite_scenes_written_as_scenario_files_run_bit_for_bit() {
-    use implicit_contact::scenario::{AnyScene, parse, write::any_scenario_file};
+    use implicit_contact::scenario::{parse, write::any_scenario_file};
     let settings = StepperSettings::default();
     let small = [
         "pyramid_4",
@@ -377,17 +377,7 @@ fn the_suite_scenes_written_as_scenario_files_run_bit_for_bit() {
             format!("{:?}", read.stepper_settings()),
             format!("{settings:?}")
         );
-        let same = match (built, read.scene) {
-            (AnyScene::Planar(a), AnyScene::Planar(b)) => {
-                common::stepped_states(a, settings.clone(), 20)
-                    == common::stepped_states(b, settings.clone(), 20)
-            }
-            (AnyScene::Spatial(a), AnyScene::Spatial(b)) => {
-                common::stepped_states(a, settings.clone(), 20)
-                    == common::stepped_states(b, settings.clone(), 20)
-            }
-            _ => false,
-        };
+        let same = common::same_runs(built, read.scene, &settings, 20);
         assert!(same, "{}: the file's run departs\n{text}", s.name);
     }
 }

@@ -105,3 +105,23 @@ pub fn stepped_states<S: implicit_contact::model::Dynamics>(
     }
     out
 }
+
+/// Whether two scenes of the same dimension step through the same states for `steps` steps
+/// under `settings` ([`stepped_states`]); false for scenes of different dimensions.
+pub fn same_runs(
+    a: implicit_contact::scenario::AnyScene,
+    b: implicit_contact::scenario::AnyScene,
+    settings: &implicit_contact::stepper::StepperSettings,
+    steps: usize,
+) -> bool {
+    use implicit_contact::scenario::AnyScene;
+    match (a, b) {
+        (AnyScene::Planar(a), AnyScene::Planar(b)) => {
+            stepped_states(a, settings.clone(), steps) == stepped_states(b, settings.clone(), steps)
+        }
+        (AnyScene::Spatial(a), AnyScene::Spatial(b)) => {
+            stepped_states(a, settings.clone(), steps) == stepped_states(b, settings.clone(), steps)
+        }
+        _ => false,
+    }
+}
