@@ -231,13 +231,8 @@ fn body_spec<S: WriteSpace>(
         return refuse("a controller");
     }
     let moving = !b.fixed && !b.driven;
-    let orientation = (b.pose.rotation != Pose::<S>::identity().rotation).then(|| {
-        let (n, exact) = S::orientation(&b.pose.rotation);
-        if !exact {
-            inexact.push(format!("body `{}`: orientation", b.name));
-        }
-        n
-    });
+    // The position is always written (a required key); the orientation where not the identity.
+    let (_, orientation) = placement(&b.pose, &format!("body `{}`", b.name), inexact);
     let zero_vector = |v: &S::Vector| list::<S>(v).iter().all(|&x| x == 0.0);
     let angular_zero = |a: &S::Angular| match S::angular(a) {
         Numbers::Scalar(x) => x == 0.0,
