@@ -394,6 +394,19 @@ fn a_cone_left_far_at_a_small_load_is_measured_in_newton_seconds() {
     run_within_the_laws(2643);
 }
 
+/// Under RATTLE a sub-step whose first-order cold start fails is solved from a second-order
+/// cold start before it is halved. Soak seeds 132 (2D, μ = 1.43: a 0.34 kg superellipse
+/// wedged between the ground and a 3.9 kg one that struck it, step 55) and 3280 (2D, μ = 0.89,
+/// step 163, after a superellipse struck an ellipse) failed at every halving, where steps of
+/// h/2 and shorter fail as well; both now run to their end within the laws.
+#[test]
+fn a_failed_first_order_cold_start_is_followed_by_a_second_order_one() {
+    for seed in [132, 3280] {
+        assert_eq!(random_scene(seed).settings.integrator, Integrator::Rattle);
+        run_within_the_laws(seed);
+    }
+}
+
 /// The path search's proximal term is a trust region (`mcp::path`): it grows after a short
 /// step and falls after a whole one. When a partial step lowered it too, it alternated between
 /// a level too weak (a step of 1/128 of the path) and one barely strong enough (1/8), and
