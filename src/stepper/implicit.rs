@@ -3035,28 +3035,29 @@ mod tests {
         );
     }
 
-    /// Soak seed 447 (2D, nine bodies, RATTLE, μ = 1.46, h = 0.005): step 103 is solved with
-    /// continuation in `μ` after one halving (two continuations counted), and no other step of
-    /// the first 104 needs it. Afterwards every contact has the scene's friction again. (Seed
-    /// 26's step 48, which this test ran before, no longer needs continuation since the path
-    /// search's merit leaves out rows resting at their bound: see `mcp::path`.)
+    /// Soak seed 403 (3D, seven ellipsoids and superellipsoids, Euler, μ = 1.35): step 71 is
+    /// solved with continuation in `μ` after one halving, and no other step of the first 72
+    /// needs it. Afterwards every contact has the scene's friction again. (Seed 447's step 103,
+    /// which this test ran before, is solved since session 29 from RATTLE's second-order cold
+    /// start, and seed 26's step 48 since the path search's merit leaves out rows resting at
+    /// their bound: see `mcp::path`.)
     #[test]
     fn continuation_in_friction_solves_a_wedged_landing_and_restores_mu() {
-        let random = crate::study::soak::random_scene(447);
-        let crate::scenario::AnyScene::Planar(scene) = random.scene else {
-            panic!("seed 447 is planar");
+        let random = crate::study::soak::random_scene(403);
+        let crate::scenario::AnyScene::Spatial(scene) = random.scene else {
+            panic!("seed 403 is spatial");
         };
         let mu = scene.friction.mu;
         let mut stepper = ImplicitStepper::new(scene, random.settings).unwrap();
         let mut continued = Vec::new();
-        for step in 0..=103 {
+        for step in 0..=71 {
             let report = stepper.step();
             assert!(report.converged, "step {step}: {}", report.solve);
             if report.friction_continuations > 0 {
                 continued.push((step, report.friction_continuations, report.retries));
             }
         }
-        assert_eq!(continued, [(103, 2, 1)]);
+        assert_eq!(continued, [(71, 1, 1)]);
         for slot in &stepper.slots {
             assert_eq!(slot.block.kernel().friction().mu, mu, "contact {}", slot.id);
         }
