@@ -382,8 +382,9 @@ fn a_wedged_landing_is_solved_by_continuation_in_friction() {
     }
 }
 
-/// A cone row that a solution of the regularised rows leaves by more than the tolerance in N·s
-/// is measured in N·s before the next proximal solve, not only once the rows are solved. Soak
+/// A cone row that a loaded contact's friction leaves far (by more than ten tolerances and a
+/// thousandth of its load) is measured in N·s before the next proximal solve, not only once
+/// the rows are solved. Soak
 /// seed 2643 (3D, ten bodies, RATTLE, μ = 0.06): at step 119 a superellipsoid spinning on the
 /// ground came out of the first solve with its torsion at 1.7 times its cone, a squared
 /// residual of 5.7e-9 at a load of 1.4e-4 N·s, and every re-solve from there crept at 1/16 of

@@ -1701,15 +1701,19 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // not always an easier one (soak seed 132: a light superellipse wedged at μ = 1.43
         // failed at every halving from the first-order cold start and solves from the
         // second-order one).
-        let rattle = self.settings.integrator == Integrator::Rattle;
-        for first_order in [true, false] {
-            if solve.converged() || (!first_order && !rattle) {
+        let cold_orders: &[bool] = if self.settings.integrator == Integrator::Rattle {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        for &first_order in cold_orders {
+            if solve.converged() {
                 break;
             }
             self.z.copy_from_slice(&saved);
             self.cold_start_contacts();
             self.predict_closing_impulses(h, true);
-            self.first_order = rattle && first_order;
+            self.first_order = first_order;
             solve = self.solve_step(h, fallbacks);
             report.newton_iterations += solve.major_iterations;
             report.cold_starts += 1;
