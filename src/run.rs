@@ -518,7 +518,9 @@ pub fn run_with<S: Recordable, T: TimeStepper<S>>(
     let mut gaps: Vec<f64> = Vec::new();
     for step in 1..=steps {
         let report = stepper.step();
+        // The last solve's status, the whole step's counts and worst residual.
         let mut solve = report.solve.clone();
+        solve.set_counts(&report.work);
         solve.major_iterations = report.newton_iterations;
         solve.residual = report.residual;
         let write = options.writes_step(step, steps);

@@ -139,10 +139,17 @@ fn a_run_whose_step_fails_stops_with_an_incomplete_summary() {
     // Only the initial state was written: a failed step is never written as a result.
     let trajectory = std::fs::read_to_string(dir.join("trajectory.csv")).unwrap();
     assert_eq!(trajectory.lines().count(), 2);
-    // The solver log says how the failed step ended.
+    // The solver log says how the failed step ended, with the work of all its attempts: each
+    // (whole step, halves, cold starts) stopped after its one Newton iteration and Jacobian.
     let solver = std::fs::read_to_string(dir.join("solver.csv")).unwrap();
     assert_eq!(solver.lines().count(), 2);
-    assert!(!solver.lines().nth(1).unwrap().contains(",converged,"));
+    let row = solver.lines().nth(1).unwrap();
+    assert!(!row.contains(",converged,"));
+    let fields: Vec<&str> = row.split(',').collect();
+    let (newton, jacobians): (usize, usize) =
+        (fields[4].parse().unwrap(), fields[8].parse().unwrap());
+    assert!(newton > 1, "{row}");
+    assert_eq!(jacobians, newton, "{row}");
 }
 
 #[test]

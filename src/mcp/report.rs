@@ -158,6 +158,17 @@ impl SolveReport {
         self.restarts += other.restarts;
     }
 
+    /// Takes the counts (iterations, pivots, evaluations, restarts) of `other`.
+    pub fn set_counts(&mut self, other: &SolveReport) {
+        self.major_iterations = other.major_iterations;
+        self.crash_iterations = other.crash_iterations;
+        self.simplified_steps = other.simplified_steps;
+        self.pivots = other.pivots;
+        self.function_evaluations = other.function_evaluations;
+        self.jacobian_evaluations = other.jacobian_evaluations;
+        self.restarts = other.restarts;
+    }
+
     /// Records an attempt, if there is room.
     pub fn push_attempt(&mut self, attempt: Attempt) {
         if let Some(slot) = self.attempts.iter_mut().find(|a| a.is_none()) {

@@ -1,5 +1,7 @@
-//! `solver.csv`: one row per step with the report of the step's solve (an extension of the
-//! run's files; the contract's three files are unchanged):
+//! `solver.csv`: one row per step with the report of the step's solve, its counts summed over
+//! every solve of the step ([`StepReport::work`]: sub-steps, cold starts, continuations), its
+//! status the last solve's (an extension of the run's files; the contract's three files are
+//! unchanged):
 //! `step, t, status, solver, newton_iterations, crash_iterations, pivots,
 //! function_evaluations, jacobian_evaluations, restarts, retries, residual, wall_time_s,
 //! energy_projection_j, first_order_substeps, cold_starts, friction_continuations,

@@ -1683,7 +1683,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // search in halves, for a fraction of their cost (`tests/soak.rs`).
         let fallbacks = depth >= self.settings.max_halvings;
         let mut solve = self.solve_step(h, fallbacks);
-        report.newton_iterations += solve.major_iterations;
+        report.count(&solve);
         let tol = self.settings.solver.tolerance;
         let mut near = solve.residual <= NEAR_TOLERANCE * tol;
         // A sub-step that does not solve from the warm start (the last step's points
@@ -1715,7 +1715,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.predict_closing_impulses(h, true);
             self.first_order = first_order;
             solve = self.solve_step(h, fallbacks);
-            report.newton_iterations += solve.major_iterations;
+            report.count(&solve);
             report.cold_starts += 1;
             near |= solve.residual <= NEAR_TOLERANCE * tol;
         }
@@ -1728,7 +1728,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // likewise).
         if !solve.converged() && self.settings.friction_continuation && !near {
             solve = self.solve_by_friction_continuation(h, fallbacks, &saved);
-            report.newton_iterations += solve.major_iterations;
+            report.count(&solve);
             report.friction_continuations += 1;
         }
         if !solve.converged() && fallbacks {

@@ -488,6 +488,8 @@ impl<S: Dynamics> LcpStepper<S> {
         let solve = self.solve_step(h);
         let residual = solve.residual;
         let converged = solve.converged();
+        // Its work, not its Newton iterations: a pivoting LCP solve takes none.
+        report.work.accumulate(&solve);
         report.solve = solve;
         if converged {
             self.scene.advance_by(&self.nu, h);

@@ -97,6 +97,10 @@ pub struct DriveState {
 pub struct StepReport {
     /// The solver report of the step (of its last sub-step when it was split).
     pub solve: SolveReport,
+    /// The work of the whole step: the counts of every solve it made (each sub-step, and the
+    /// warm, cold and continuation solves of each) summed with [`SolveReport::accumulate`].
+    /// Only the counts mean something here; the status and residual are in `solve`.
+    pub work: SolveReport,
     /// Newton iterations over all attempts of the step.
     pub newton_iterations: usize,
     /// Worst natural residual over its sub-steps.
@@ -182,6 +186,7 @@ impl StepReport {
     pub fn new(kind: crate::mcp::SolverKind) -> Self {
         Self {
             solve: SolveReport::new(kind),
+            work: SolveReport::new(kind),
             newton_iterations: 0,
             residual: 0.0,
             retries: 0,
@@ -196,6 +201,12 @@ impl StepReport {
             friction_continuations: 0,
             largest_residual: None,
         }
+    }
+
+    /// Counts a solve of the step into its Newton iterations and its work.
+    pub(crate) fn count(&mut self, solve: &SolveReport) {
+        self.newton_iterations += solve.major_iterations;
+        self.work.accumulate(solve);
     }
 
     /// `"; largest residual … in contact 3 (bodies 0 and 1), row C3 (non-penetration)"` for a
