@@ -524,3 +524,28 @@ fn a_cube_bounces_on_a_compliant_box_and_keeps_its_energy() {
     close(lowest, 0.5 - delta, 1e-5, "deepest compression");
     close(highest_after, 0.6, 2e-6, "rebound height");
 }
+
+/// Under `integrator = "midpoint"` the end velocity keeps the second half of the gravity kick
+/// past a rigid contact the MCP held at full weight: the crate of `box_on_box_2d`, at rest,
+/// ends its first step moving at `½ h g` into the table, `⅛ m h² g²` of kinetic energy gained
+/// from rest at every halving. The step is refused (no energy from nowhere) and the reason says
+/// why and which integrators suit rigid contacts.
+#[test]
+fn a_resting_box_under_the_midpoint_rule_fails_with_the_reason() {
+    let path = format!("{}/examples/box_on_box_2d.toml", env!("CARGO_MANIFEST_DIR"));
+    let sc = scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut settings = sc.stepper_settings();
+    settings.integrator = Integrator::Midpoint;
+    let AnyScene::Planar(scene) = sc.scene else {
+        panic!("a 2D scene")
+    };
+    let mut st = ImplicitStepper::new(scene, settings).unwrap();
+    let report = st.step();
+    assert!(!report.converged);
+    let why = report.failure.unwrap();
+    // The last halving's step, h / 2⁴.
+    let h = 0.01 / 16.0;
+    let gain = G * G * h * h / 8.0;
+    assert!(why.contains(&format!("{gain:.3e} J")), "{why}");
+    assert!(why.contains("\"rattle\""), "{why}");
+}

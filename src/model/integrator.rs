@@ -12,6 +12,9 @@
 ///   normal spring of the layers: smooth impulses enter the position update at their midpoint
 ///   value, impacts (rigid contacts, the core, friction) at full weight, so the core impact
 ///   stays inelastic. The derivation is in [`crate::contact`] (module docs, "Integrators").
+///   Not for rigid contacts: the second half-kick of gravity follows the MCP, so a body
+///   resting on a rigid contact ends the step at `½ h g` into it (from rest, a gain the energy
+///   check refuses).
 /// * [`Rattle`](Self::Rattle) — second order for smooth contact motion (rolling, rocking),
 ///   with bounded energy error: the midpoint's first half-kick and drift inside the one MCP
 ///   (contacts still at the end of the step), then a second half-kick of the smooth impulses at
