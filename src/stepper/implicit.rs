@@ -226,8 +226,10 @@
 //!
 //! # Failure policy
 //!
-//! A (sub-)step whose solve does not converge from its warm start is solved again from a cold
-//! start, then by continuation in the friction coefficient (`continuation`: first without
+//! After the first step the warm start's loaded contacts have their cone rows measured in N·s
+//! ([`StepperSettings::cones_from_start`]); a warm start that does not solve so is solved
+//! again with the paper's rows. A (sub-)step whose solve does not converge from its warm start
+//! is solved again from a cold start, then by continuation in the friction coefficient (`continuation`: first without
 //! friction, then with `μ` raised in stages, the last solve the step's own MCP), and only then
 //! retried as two half steps, recursively up to [`StepperSettings::max_halvings`] (the policy
 //! of both steppers, `stepper::halving`); if that fails too, [`ImplicitStepper::step`] returns
@@ -302,6 +304,11 @@ pub struct StepperSettings {
     /// continuation in the friction coefficient before it is halved (see "Failure policy" in
     /// the module docs); on by default.
     pub friction_continuation: bool,
+    /// Each loaded rigid contact's cone row CS is measured in N·s from the start of every
+    /// step after the first, by the load its warm start carries (`solve_step`); a warm start
+    /// not solved so is solved again with the paper's rows before the cold start. On by
+    /// default.
+    pub cones_from_start: bool,
 }
 
 impl Default for StepperSettings {
@@ -317,6 +324,7 @@ impl Default for StepperSettings {
             gyroscopic: Gyroscopic::default(),
             closest_points: ClosestPoints::default(),
             friction_continuation: true,
+            cones_from_start: true,
         }
     }
 }
@@ -529,6 +537,11 @@ pub struct ImplicitStepper<S: Dynamics> {
     start_normals: Vec<f64>,
     /// Per halving depth, the state to return to if that (sub-)step fails.
     saved: Vec<Vec<f64>>,
+    /// The warm start of the current (sub-)step, for its solve with the paper's cone rows
+    /// after one with the rows measured in N·s (see [`StepperSettings::cones_from_start`]).
+    warm_z: Vec<f64>,
+    /// Whether the last `solve_step` measured any cone row in N·s from its start.
+    cones_scaled: bool,
     /// Continuation in `μ` (`continuation`): the active contacts' own friction, and the
     /// solution of the last stage that solved.
     stage_friction: Vec<Friction>,
@@ -612,6 +625,9 @@ const KEEP_TANGENT_REFERENCE: f64 = 0.9;
 /// tolerance the slow case is a change of contact mode, where that Newton solve is fast and
 /// more outer solves only crawl (the struck row of 50: 2.5e-6 → 1.4e-6 in five).
 const NEAR_TOLERANCE_SOLVES: usize = 7;
+/// The load (`μ p_n + ‖p‖_e`, in tolerances) below which a warm start's cone row keeps the
+/// paper's units (see `solve_step`).
+const CONE_LOAD_FLOOR: f64 = 1e3;
 /// See [`NEAR_TOLERANCE_SOLVES`].
 const NEAR_TOLERANCE: f64 = 10.0;
 /// A friction outside its cone by this fraction of its load `μ p_n + ‖p‖` is far from any
@@ -680,6 +696,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
             points: Vec::new(),
             start_normals: Vec::new(),
             saved: Vec::new(),
+            warm_z: Vec::new(),
+            cones_scaled: false,
             stage_friction: Vec::new(),
             stage_z: Vec::new(),
             applied: vec![0.0; nv],
@@ -1682,10 +1700,24 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // halving depth: a step the path search cannot solve is most often solved by the path
         // search in halves, for a fraction of their cost (`tests/soak.rs`).
         let fallbacks = depth >= self.settings.max_halvings;
-        let mut solve = self.solve_step(h, fallbacks);
+        // After the first step the warm start holds the last solution's impulses, and each
+        // loaded contact's cone row is measured in N·s by them (see `solve_step`); a warm
+        // start that does not solve so is solved again with the paper's rows, as it was
+        // before that scaling, and only then from a cold start.
+        let from_start = self.settings.cones_from_start && self.steps > 0;
+        if from_start {
+            self.warm_z.clone_from(&self.z);
+        }
+        let mut solve = self.solve_step(h, fallbacks, from_start);
         report.count(&solve);
         let tol = self.settings.solver.tolerance;
         let mut near = solve.residual <= NEAR_TOLERANCE * tol;
+        if !solve.converged() && self.cones_scaled {
+            self.z.copy_from_slice(&self.warm_z);
+            solve = self.solve_step(h, fallbacks, false);
+            report.count(&solve);
+            near |= solve.residual <= NEAR_TOLERANCE * tol;
+        }
         // A sub-step that does not solve from the warm start (the last step's points
         // extrapolated, its impulses) is solved once more from a cold one before it is halved:
         // each rigid contact as if it entered now (closest points at the start poses, zero
@@ -1714,7 +1746,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.cold_start_contacts();
             self.predict_closing_impulses(h, true);
             self.first_order = first_order;
-            solve = self.solve_step(h, fallbacks);
+            solve = self.solve_step(h, fallbacks, false);
             report.count(&solve);
             report.cold_starts += 1;
             near |= solve.residual <= NEAR_TOLERANCE * tol;
@@ -2159,7 +2191,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// Assembles and solves the MCP of a step of length `h` from the current state, leaving
     /// the solution in `self.z`: the proximal iteration of the module docs ("Well-posed
     /// impulses"), centred first at the impulses the step starts from.
-    fn solve_step(&mut self, h: f64, fallbacks: bool) -> SolveReport {
+    fn solve_step(&mut self, h: f64, fallbacks: bool, cones_from_start: bool) -> SolveReport {
         self.forecast.start();
         self.prepare(h);
         // A joint friction's bound is an impulse over this (sub-)step.
@@ -2167,8 +2199,30 @@ impl<S: Dynamics> ImplicitStepper<S> {
             joint.write_bounds(h, &mut self.lower, &mut self.upper);
         }
         self.set_proximal_weights(h);
+        // With `cones_from_start`, each loaded rigid contact's row CS is written in N·s from
+        // the start, `1 / (μ p_n + ‖p‖_e)` at the warm start's impulses (the last solution's),
+        // as `scale_cones_left` writes it once a solution left a cone: in N·s squared the
+        // merit weighs a cone by its load squared, and the path search accepted Newton steps
+        // that swung a light contact's friction across its cone and back (the pile of 100,
+        // step 80: `(p_o, p_r)` by ±0.1 N·s at `p_n` = 0.1 N·s for 14 iterations while every
+        // other row was solved). Loads below `CONE_LOAD_FLOOR` keep the paper's row: the
+        // inverse of a vanishing load would make the row stiff for nothing.
+        self.cones_scaled = false;
+        let floor = CONE_LOAD_FLOOR * self.settings.solver.tolerance;
         for &k in &self.active {
-            self.slots[k].block.kernel_mut().set_cone_scale(1.0);
+            let slot = &mut self.slots[k];
+            let mut scale = 1.0;
+            if cones_from_start
+                && slot.block.quasi_rigid().is_none()
+                && slot.block.kernel().friction().mu > 0.0
+            {
+                let (load, _) = slot.block.cone_excess(slot.local(&self.z));
+                if load > floor {
+                    scale = 1.0 / load;
+                    self.cones_scaled = true;
+                }
+            }
+            slot.block.kernel_mut().set_cone_scale(scale);
         }
         self.center_proximal_at_z();
         // The first centre of joints whose multipliers may not be unique is the last step's
