@@ -246,7 +246,9 @@ pub struct ContactBlock<S: Space> {
     /// the same solutions, but the solver's tolerance holds the row's residual: CS itself is
     /// in N·s squared, so friction may pass `tol / (μ p_n + ‖p‖_e)` outside its cone in N·s.
     /// The stepper sets `1 / (μ p̄_n + ‖p̄‖_e)` from a solution that did, for the solve that
-    /// follows, whose tolerance on CS is then in N·s near `p̄` (see [`Self::cone_excess`]).
+    /// follows, whose tolerance on CS is then in N·s near `p̄` (see [`Self::cone_excess`]),
+    /// and from the warm start's impulses at the start of each step after the first
+    /// (`StepperSettings::cones_from_start`).
     cone_scale: f64,
     /// The signed-gap form of the closest-point conditions (one function `f` only): `l₁` free,
     /// C1 the equation `f(a₁) = 0` and C3 `l₁ ‖∇f(a₁)‖²` (see [`ClosestPoints`]); false: the

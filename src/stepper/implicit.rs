@@ -229,13 +229,14 @@
 //! After the first step the warm start's loaded contacts have their cone rows measured in N·s
 //! ([`StepperSettings::cones_from_start`]); a warm start that does not solve so is solved
 //! again with the paper's rows. A (sub-)step whose solve does not converge from its warm start
-//! is solved again from a cold start, then by continuation in the friction coefficient (`continuation`: first without
-//! friction, then with `μ` raised in stages, the last solve the step's own MCP), and only then
-//! retried as two half steps, recursively up to [`StepperSettings::max_halvings`] (the policy
-//! of both steppers, `stepper::halving`); if that fails too, [`ImplicitStepper::step`] returns
-//! the failure and the scene is left at the last converged state. A non-converged step is never
-//! applied. Above the last depth only the first solver of the order (the path search) is
-//! tried; the dense fallbacks run at the last depth, where halving has nothing left to offer.
+//! is solved again from a cold start, then by continuation in the friction coefficient
+//! (`continuation`: first without friction, then with `μ` raised in stages, the last solve the
+//! step's own MCP), and only then retried as two half steps, recursively up to
+//! [`StepperSettings::max_halvings`] (the policy of both steppers, `stepper::halving`); if that
+//! fails too, [`ImplicitStepper::step`] returns the failure and the scene is left at the last
+//! converged state. A non-converged step is never applied. Above the last depth only the first
+//! solver of the order (the path search) is tried; the dense fallbacks run at the last depth,
+//! where halving has nothing left to offer.
 
 use super::broad_phase::{BroadPhase, PairKey};
 use super::report::{ContactState, JointState, ResidualSite, RowOwner, StepReport};
