@@ -53,6 +53,8 @@
 //!                                #   (the paper's eq. 15–19); see contact::ClosestPoints
 //! # friction_continuation = true # optional, implicit stepper: a step the warm start does not
 //!                                #   solve is solved by continuation in μ before it is halved
+//! # cones_from_start = true      # optional, implicit stepper: each loaded contact's cone row in
+//!                                #   N·s from each step's start (false: the paper's row, N·s²)
 //! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -375,6 +377,9 @@ pub struct Scenario {
     /// Continuation in the friction coefficient for steps the warm start does not solve
     /// (`simulation.friction_continuation`, default true).
     pub friction_continuation: bool,
+    /// Each loaded contact's cone row in N·s from the start of every step after the first
+    /// (`simulation.cones_from_start`, default true).
+    pub cones_from_start: bool,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -403,6 +408,7 @@ impl Scenario {
             gyroscopic: self.gyroscopic,
             closest_points: self.closest_points,
             friction_continuation: self.friction_continuation,
+            cones_from_start: self.cones_from_start,
             ..crate::stepper::StepperSettings::default()
         }
     }

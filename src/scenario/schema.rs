@@ -115,6 +115,12 @@ pub struct SimulationSpec {
     /// [`crate::stepper::StepperSettings::friction_continuation`]. The LCP stepper ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction_continuation: Option<bool>,
+    /// Whether each loaded contact's cone row is measured in N·s from the start of every step
+    /// after the first (default true; false keeps the paper's row in N·s² until a solution
+    /// leaves a cone); see [`crate::stepper::StepperSettings::cones_from_start`]. The LCP
+    /// stepper ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cones_from_start: Option<bool>,
 }
 
 /// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].

@@ -174,6 +174,26 @@ fn friction_continuation_key_is_read() {
     }
 }
 
+/// `simulation.cones_from_start` is on by default, read when given, and written back.
+#[test]
+fn cones_from_start_key_is_read() {
+    let gravity = "gravity = [0.0, 0.0, -9.81]";
+    let default = parse(BALL, FILE).unwrap();
+    assert!(default.stepper_settings().cones_from_start);
+    assert_eq!(default.to_toml().matches("cones_from_start").count(), 0);
+    for on in [false, true] {
+        let text = edit(
+            BALL,
+            gravity,
+            &format!("{gravity}\ncones_from_start = {on}"),
+        );
+        let s = parse(&text, FILE).unwrap();
+        assert_eq!(s.stepper_settings().cones_from_start, on);
+        let back = parse(&s.to_toml(), FILE).unwrap();
+        assert_eq!(back.stepper_settings().cones_from_start, on);
+    }
+}
+
 /// `simulation.gyroscopic` is read in 3D under euler and midpoint, implicit by default, and
 /// refused (naming the key and why) in 2D, under RATTLE and with the LCP stepper.
 #[test]
@@ -1069,6 +1089,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             gyroscopic: Some(GyroscopicSpec::Midpoint),
             closest_points: Some(crate::contact::ClosestPoints::Paper),
             friction_continuation: Some(false),
+            cones_from_start: Some(false),
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

@@ -153,6 +153,7 @@ pub fn scenario_file<S: WriteSpace>(
         closest_points: (settings.closest_points != Default::default())
             .then_some(settings.closest_points),
         friction_continuation: (!settings.friction_continuation).then_some(false),
+        cones_from_start: (!settings.cones_from_start).then_some(false),
     };
     let written_solver =
         format!("{:?}", settings.solver) != format!("{:?}", crate::mcp::SolveSettings::default());
@@ -198,6 +199,7 @@ pub fn scenario_file<S: WriteSpace>(
         gyroscopic: settings.gyroscopic,
         closest_points: settings.closest_points,
         friction_continuation: settings.friction_continuation,
+        cones_from_start: settings.cones_from_start,
         ..StepperSettings::default()
     };
     if format!("{read_back:?}") != format!("{settings:?}") {
