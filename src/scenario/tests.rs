@@ -151,47 +151,32 @@ fn energy_projection_is_a_rattle_key() {
     );
 }
 
+/// A boolean `simulation` key that is on by default: absent from a default file written back,
+/// read when given, and written back.
+fn check_key_on_by_default(key: &str, setting: fn(&crate::stepper::StepperSettings) -> bool) {
+    let gravity = "gravity = [0.0, 0.0, -9.81]";
+    let default = parse(BALL, FILE).unwrap();
+    assert!(setting(&default.stepper_settings()), "{key}");
+    assert_eq!(default.to_toml().matches(key).count(), 0, "{key}");
+    for on in [false, true] {
+        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {on}"));
+        let s = parse(&text, FILE).unwrap();
+        assert_eq!(setting(&s.stepper_settings()), on, "{key}");
+        let back = parse(&s.to_toml(), FILE).unwrap();
+        assert_eq!(setting(&back.stepper_settings()), on, "{key}");
+    }
+}
+
 /// `simulation.friction_continuation` is on by default, read when given, and written back.
 #[test]
 fn friction_continuation_key_is_read() {
-    let gravity = "gravity = [0.0, 0.0, -9.81]";
-    let default = parse(BALL, FILE).unwrap();
-    assert!(default.stepper_settings().friction_continuation);
-    assert_eq!(
-        default.to_toml().matches("friction_continuation").count(),
-        0
-    );
-    for on in [false, true] {
-        let text = edit(
-            BALL,
-            gravity,
-            &format!("{gravity}\nfriction_continuation = {on}"),
-        );
-        let s = parse(&text, FILE).unwrap();
-        assert_eq!(s.stepper_settings().friction_continuation, on);
-        let back = parse(&s.to_toml(), FILE).unwrap();
-        assert_eq!(back.stepper_settings().friction_continuation, on);
-    }
+    check_key_on_by_default("friction_continuation", |s| s.friction_continuation);
 }
 
 /// `simulation.cones_from_start` is on by default, read when given, and written back.
 #[test]
 fn cones_from_start_key_is_read() {
-    let gravity = "gravity = [0.0, 0.0, -9.81]";
-    let default = parse(BALL, FILE).unwrap();
-    assert!(default.stepper_settings().cones_from_start);
-    assert_eq!(default.to_toml().matches("cones_from_start").count(), 0);
-    for on in [false, true] {
-        let text = edit(
-            BALL,
-            gravity,
-            &format!("{gravity}\ncones_from_start = {on}"),
-        );
-        let s = parse(&text, FILE).unwrap();
-        assert_eq!(s.stepper_settings().cones_from_start, on);
-        let back = parse(&s.to_toml(), FILE).unwrap();
-        assert_eq!(back.stepper_settings().cones_from_start, on);
-    }
+    check_key_on_by_default("cones_from_start", |s| s.cones_from_start);
 }
 
 /// `simulation.gyroscopic` is read in 3D under euler and midpoint, implicit by default, and
