@@ -43,7 +43,8 @@ Examples:
   implicit-contact mcp-suite
   implicit-contact soak --seeds 0..10 --threads 2
   implicit-contact soak --seeds 132 --write-scenarios soak && implicit-contact run soak/soak_132.toml
-  implicit-contact suite pyramid_10 stack --time-limit 30";
+  implicit-contact suite pyramid_10 stack --time-limit 30
+  implicit-contact paired pile_50.toml pile_50_other_solver.toml --out runs";
 
 #[derive(Subcommand)]
 enum Command {
@@ -191,6 +192,28 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         write_scenarios: Option<PathBuf>,
     },
+    /// Compare two settings of the implicit stepper step by step, from the same states: A's
+    /// run drives the trajectory, and each of its steps is also solved, from the same state,
+    /// under B's settings. Writes DIR/<A>_vs_<B>/paired.csv (a row per step) and prints the
+    /// totals.
+    ///
+    /// A and B must describe the same run: they may differ only in `[solver]` and in
+    /// simulation.energy_projection, gyroscopic, friction_continuation and cones_from_start
+    /// (and their names, descriptions and outputs). A many-body scene is chaotic under rounding,
+    /// so two separate runs compare two trajectories; this compares the two settings on the
+    /// same steps.
+    Paired {
+        /// Scenario A (TOML): its run is the one that goes on.
+        a: PathBuf,
+        /// Scenario B (TOML): the same scene with other solver settings.
+        b: PathBuf,
+        /// Output folder; the table goes to DIR/<A>_vs_<B>/paired.csv.
+        #[arg(long, default_value = "runs")]
+        out: PathBuf,
+        /// Simulated time in seconds (overrides both files' `simulation.duration`).
+        #[arg(long)]
+        duration: Option<f64>,
+    },
 }
 
 /// The flags of `study grasp`.
@@ -309,6 +332,12 @@ fn main() -> ExitCode {
             time_limit,
             write_scenarios,
         }) => suite(&scenes, list, time_limit, write_scenarios.as_deref()),
+        Some(Command::Paired {
+            a,
+            b,
+            out,
+            duration,
+        }) => paired(&a, &b, &out, duration),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -633,6 +662,120 @@ fn run_scenario(
         ),
         (Stepper::Lcp, AnyScene::Planar(scene)) => run_scene(lcp_stepper(scene, lcp)?, &job),
         (Stepper::Lcp, AnyScene::Spatial(scene)) => run_scene(lcp_stepper(scene, lcp)?, &job),
+    }
+}
+
+/// `paired A B`: A's run, each step also solved under B's settings from the same state.
+fn paired(a: &Path, b: &Path, out: &Path, duration: Option<f64>) -> Result<(), String> {
+    use implicit_contact::study::paired;
+    let load = |path: &Path| -> Result<scenario::Scenario, String> {
+        let sc = scenario::load(path).map_err(|e| e.to_string())?;
+        match duration {
+            Some(t) => sc
+                .with_duration(t)
+                .map_err(|e| override_refusal(e, None, Some(t))),
+            None => Ok(sc),
+        }
+    };
+    let (sa, sb) = (load(a)?, load(b)?);
+    if sa.stepper != Stepper::Implicit {
+        return Err(format!(
+            "{}: paired compares settings of the implicit stepper (simulation.stepper is `lcp`)",
+            a.display()
+        ));
+    }
+    if let Some(part) = paired::fixed_difference(&sa.source, &sb.source) {
+        return Err(format!(
+            "{} and {} differ in `{part}`: a paired comparison needs the same run, differing \
+             only in [solver] and simulation.energy_projection, gyroscopic, \
+             friction_continuation or cones_from_start",
+            a.display(),
+            b.display()
+        ));
+    }
+    let dir = out.join(format!("{}_vs_{}", sa.name, sb.name));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let done = dir.join("paired.csv");
+    let partial = dir.join("paired.csv.partial");
+    let _ = std::fs::remove_file(&done);
+    let file =
+        std::fs::File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    let io = |e: std::io::Error| format!("{}: {e}", partial.display());
+    use std::io::Write;
+    writeln!(
+        w,
+        "step,t,contacts,newton_iterations_a,newton_iterations_b,pivots_a,pivots_b,\
+         wall_time_a_s,wall_time_b_s,converged_a,converged_b,residual_a,residual_b,velocity_gap"
+    )
+    .map_err(io)?;
+    let (settings_a, settings_b) = (sa.stepper_settings(), sb.stepper_settings());
+    let steps = sa.step_count();
+    let refused = |e: StepperError| stepper_refusal(&sa, e);
+    let mut row = |r: &paired::PairedStep| -> Result<(), PairedFailure> {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{:e},{:e},{},{},{:e},{:e},{:e}",
+            r.step,
+            r.t,
+            r.contacts,
+            r.a.newton_iterations,
+            r.b.newton_iterations,
+            r.a.pivots,
+            r.b.pivots,
+            r.a.wall_time,
+            r.b.wall_time,
+            r.a.converged,
+            r.b.converged,
+            r.a.residual,
+            r.b.residual,
+            r.velocity_gap
+        )
+        .map_err(|e| PairedFailure::Message(io(e)))
+    };
+    let summary = match sa.scene.clone() {
+        AnyScene::Planar(scene) => paired::pair(scene, settings_a, settings_b, steps, &mut row),
+        AnyScene::Spatial(scene) => paired::pair(scene, settings_a, settings_b, steps, &mut row),
+    }
+    .map_err(|e: PairedFailure| match e {
+        PairedFailure::Stepper(e) => refused(e),
+        PairedFailure::Message(m) => m,
+    })?;
+    w.flush().map_err(io)?;
+    drop(w);
+    std::fs::rename(&partial, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+    let (na, ma, wa) = summary.newton(false);
+    let (nb, mb, wb) = summary.newton(true);
+    println!(
+        "{} steps of {} from the same states: Newton iterations A {na} (median {ma}, worst {wa}), \
+         B {nb} (median {mb}, worst {wb}); B fewer in {} steps, more in {}, failed {}; wall \
+         time A {:.3} s, B {:.3} s; largest velocity gap {:.2e}",
+        summary.steps,
+        sa.name,
+        summary.b_fewer,
+        summary.b_more,
+        summary.b_failed,
+        summary.wall_a,
+        summary.wall_b,
+        summary.largest_gap
+    );
+    println!("Written to {}.", done.display());
+    match summary.a_failure {
+        Some(reason) => Err(format!("A stopped the run: {reason}")),
+        None => Ok(()),
+    }
+}
+
+/// Why a paired run stopped: the stepper refused a scene or settings, or the table could not
+/// be written.
+enum PairedFailure {
+    Stepper(StepperError),
+    Message(String),
+}
+
+impl From<StepperError> for PairedFailure {
+    fn from(e: StepperError) -> Self {
+        PairedFailure::Stepper(e)
     }
 }
 

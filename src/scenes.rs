@@ -405,7 +405,8 @@ fn half_disc_polygon(n: usize, r: f64, up: bool) -> Result<ConvexPart<Planar>, G
 }
 
 /// Two intersections of `n` functions each, flat on flat: a 1 kg half disc of radius 0.5 m cut
-/// into an `n`-gon ([`half_disc_polygon`]), sliding at `speed` along the flat top of a fixed
+/// into an `n`-gon (a flat edge of length `2 r` and `n − 2` vertices on the half circle over
+/// it, so that only one function a side is active flat on flat), sliding at `speed` along the flat top of a fixed
 /// `n`-gon of radius 5 m. Friction `mu`, `g = 9.81`, `h = 0.01`, 1 s. Every step solves one
 /// contact of `2 n` functions with the same active set, so its cost against `n` is the
 /// block's and its factorisation's (issue 16: linear in the number of functions).

@@ -172,3 +172,70 @@ fn paper_command_prints_the_claims_of_example_1() {
     // Example 1's run alone draws no figure.
     assert!(!plots.join("fig1a_rolling_disc_energy.svg").exists());
 }
+
+/// `paired`: Example 2 against itself with the paper's cone rows replaced by the default
+/// ones (the paper case pins `cones_from_start = false`), each step from the same state; and
+/// a second file that changes the scene is refused by the part that differs, before any file
+/// is written.
+#[test]
+fn paired_compares_two_settings_on_the_same_steps() {
+    let out = common::temp_dir("cli", "paired");
+    let a = case("sphere_on_two_spheres.toml");
+    let source = std::fs::read_to_string(&a).unwrap();
+    assert!(source.contains("cones_from_start = false"));
+    let b = out.join("b.toml");
+    std::fs::write(
+        &b,
+        source
+            .replace("cones_from_start = false", "cones_from_start = true")
+            .replacen(
+                "name = \"sphere_on_two_spheres\"",
+                "name = \"cones_in_n_s\"",
+                1,
+            ),
+    )
+    .unwrap();
+    let o = run(&[
+        "paired",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--duration",
+        "0.2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let table = std::fs::read_to_string(
+        out.join("sphere_on_two_spheres_vs_cones_in_n_s")
+            .join("paired.csv"),
+    )
+    .unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("step,t,contacts,newton_iterations_a,newton_iterations_b,"));
+    assert_eq!(lines.len(), 1 + 20);
+    for line in &lines[1..] {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!((f[9], f[10]), ("true", "true"), "{line}");
+        // The rigid model fixes the velocities; the solves stop within the tolerance.
+        let gap: f64 = f[13].parse().unwrap();
+        assert!(gap < 1e-8, "{line}");
+    }
+    assert!(text(&o.stdout).contains("20 steps of sphere_on_two_spheres"));
+
+    let moved = out.join("moved.toml");
+    std::fs::write(&moved, source.replacen("mass = ", "mass = 2.0 # ", 1)).unwrap();
+    let o = run(&[
+        "paired",
+        a.to_str().unwrap(),
+        moved.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("differ in `body`"), "{err}");
+    assert!(
+        !out.join("sphere_on_two_spheres_vs_sphere_on_two_spheres")
+            .exists()
+    );
+}

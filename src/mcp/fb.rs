@@ -202,7 +202,7 @@ fn lu_solve(a: &[f64], n: usize, perm: &[usize], b: &mut [f64]) {
 /// Semismooth Newton method on the Fischer–Burmeister reformulation of the MCP.
 ///
 /// Holds its workspaces: repeated solves of problems of the same size allocate nothing.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct FbNewtonSolver {
     f: Vec<f64>,
     phi: Vec<f64>,

@@ -37,7 +37,7 @@ enum Stop {
 }
 
 /// Borrowed workspaces of [`LmSolver`] lent to the adapter for one solve.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Buffers {
     lower: Vec<f64>,
     upper: Vec<f64>,
@@ -144,7 +144,7 @@ impl<P: McpProblem + ?Sized> LeastSquaresProblem<f64, Dyn, Dyn> for FbLeastSquar
 }
 
 /// Levenberg–Marquardt on the Fischer–Burmeister residual (the last-resort fallback; allocates).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct LmSolver {
     buffers: Buffers,
     /// When set, the solve stops with [`Status::TimeLimit`] once this instant has passed.

@@ -71,7 +71,7 @@ pub(crate) fn project(z: &mut [f64], lower: &[f64], upper: &[f64]) {
 
 /// A reusable solver: the workspaces of every algorithm, kept between solves so that a time
 /// stepper calling it every step allocates nothing after the first step.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct McpSolver {
     /// Settings used by [`McpSolver::solve`].
     pub settings: SolveSettings,

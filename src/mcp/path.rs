@@ -59,7 +59,7 @@ use nalgebra::DMatrix;
 use std::time::Instant;
 
 /// Newton path-search solver (PATH class). Keeps its workspace between solves.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct PathSolver {
     /// When set, the solve stops with [`Status::TimeLimit`] once this instant has passed.
     pub(crate) deadline: Option<Instant>,

@@ -105,7 +105,7 @@ pub(crate) enum Outcome {
 }
 
 /// The workspace of the pivoting engine; reused between traces.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Pivoter {
     n: usize,
     basis: Vec<Var>,

@@ -29,7 +29,7 @@ struct Ball {
 }
 
 /// Reusable workspace of the broad phase.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct BroadPhase {
     balls: Vec<Ball>,
     unbounded: Vec<(usize, usize)>,

@@ -364,7 +364,7 @@ pub enum StepperError {
 /// One contact (a pair of parts that has been within reach): its block, the bodies holding `F`
 /// (body 1) and `G` (body 2), where its local variables sit in `z` while it takes part, and
 /// its last solution while it does not.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Slot<S: Space> {
     id: usize,
     block: Contact<S>,
@@ -460,6 +460,7 @@ fn tangent_axes<S: Dynamics>(n: &S::Vector, e: &S::Vector) -> [[f64; 3]; 2] {
 }
 
 /// The geometrically implicit stepper: a scene, its candidate contacts and the warm start.
+#[derive(Clone)]
 pub struct ImplicitStepper<S: Dynamics> {
     /// The scene, advanced in place.
     pub scene: Scene<S>,
@@ -761,6 +762,43 @@ impl<S: Dynamics> ImplicitStepper<S> {
             stepper.rebuild();
         }
         Ok(stepper)
+    }
+
+    /// The settings the steps are solved with.
+    pub fn settings(&self) -> &StepperSettings {
+        &self.settings
+    }
+
+    /// Solves the next steps with `settings`, keeping the state: the bodies, the contacts and
+    /// the warm start (a copy of a stepper, `clone`, then steps on from the same state under
+    /// other settings; see [`crate::study::paired`]). The integrator, the closest-point form
+    /// and the broad phase shape that state (the integrator's kicks, the contact blocks' rows,
+    /// the contact set), so a change of any of them is refused, and so are invalid solver
+    /// settings; the stepper is then unchanged.
+    pub fn set_settings(&mut self, settings: StepperSettings) -> Result<(), StepperError> {
+        let fixed = [
+            (
+                "integrator",
+                settings.integrator != self.settings.integrator,
+            ),
+            (
+                "closest_points",
+                settings.closest_points != self.settings.closest_points,
+            ),
+            (
+                "broad_phase",
+                settings.broad_phase != self.settings.broad_phase,
+            ),
+        ];
+        if let Some((name, _)) = fixed.iter().find(|(_, changed)| *changed) {
+            return Err(StepperError::Unsupported(format!(
+                "`{name}` shapes the stepper's state and cannot change between steps"
+            )));
+        }
+        settings.solver.validate()?;
+        self.solver.settings = settings.solver.clone();
+        self.settings = settings;
+        Ok(())
     }
 
     /// How far the ball of a part (radius `r`, centre at distance `arm` from the body's

@@ -3,6 +3,7 @@
 
 pub mod grasp;
 pub mod grasp_study;
+pub mod paired;
 pub mod rocking;
 pub mod rolling_disc;
 pub mod soak;

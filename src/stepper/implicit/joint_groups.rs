@@ -27,7 +27,7 @@ const RANK_TOLERANCE: f64 = 1e-8;
 const MAX_CHECKED_ROWS: usize = 96;
 
 /// The joints' groups and whether each group's rows are independent.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct JointGroups {
     /// Per joint, its group.
     group: Vec<usize>,

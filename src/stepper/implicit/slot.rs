@@ -12,7 +12,7 @@ use crate::model::{Dynamics, VelocityLayout};
 use std::marker::PhantomData;
 
 /// One persistent block (a joint, a support) of the step's MCP.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct BlockSlot<S: Dynamics, B: ConstraintBlock<S>> {
     pub block: B,
     /// Body 1 (`None`: the world) and body 2 (`None`: a block on body 1 alone).
