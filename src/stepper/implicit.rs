@@ -776,6 +776,14 @@ impl<S: Dynamics> ImplicitStepper<S> {
     /// the contact set), so a change of any of them is refused, and so are invalid solver
     /// settings; the stepper is then unchanged.
     pub fn set_settings(&mut self, settings: StepperSettings) -> Result<(), StepperError> {
+        self.check_settings(&settings)?;
+        self.solver.settings = settings.solver.clone();
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// Whether [`Self::set_settings`] would accept `settings` (the stepper unchanged).
+    pub fn check_settings(&self, settings: &StepperSettings) -> Result<(), StepperError> {
         let fixed = [
             (
                 "integrator",
@@ -796,8 +804,6 @@ impl<S: Dynamics> ImplicitStepper<S> {
             )));
         }
         settings.solver.validate()?;
-        self.solver.settings = settings.solver.clone();
-        self.settings = settings;
         Ok(())
     }
 

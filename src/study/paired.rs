@@ -130,7 +130,7 @@ pub fn pair<S: Dynamics, E: From<StepperError>>(
 ) -> Result<PairedSummary, E> {
     let mut stepper = ImplicitStepper::new(scene, a)?;
     // B's settings are checked once, on the starting state, before any step is taken.
-    stepper.clone().set_settings(b.clone())?;
+    stepper.check_settings(&b)?;
     let mut summary = PairedSummary::default();
     for k in 0..steps {
         let mut other = stepper.clone();
