@@ -250,6 +250,11 @@ pub struct ContactBlock<S: Space> {
     /// and from the warm start's impulses at the start of each step after the first
     /// (`StepperSettings::cones_from_start`).
     cone_scale: f64,
+    /// `c > 0`: CS is written `Q / (μ p_n + √(‖p‖_e² + c²)) + cone_scale · ε_σ (σ − σ̄)`,
+    /// `Q = μ² p_n² − ‖p‖_e²`, in N·s at the current impulses rather than at those the scale
+    /// was set at (`StepperSettings::cones_normalised`); 0: `cone_scale` times the paper's row.
+    /// Setting a cone scale turns it off.
+    cone_normalised: f64,
     /// The signed-gap form of the closest-point conditions (one function `f` only): `l₁` free,
     /// C1 the equation `f(a₁) = 0` and C3 `l₁ ‖∇f(a₁)‖²` (see [`ClosestPoints`]); false: the
     /// paper's (15)–(19).
@@ -342,6 +347,7 @@ impl<S: Space> ContactBlock<S> {
             start_levers: None,
             proximal: Proximal::default(),
             cone_scale: 1.0,
+            cone_normalised: 0.0,
             signed_gap: false,
         })
     }
@@ -493,6 +499,14 @@ impl<S: Space> ContactBlock<S> {
     pub fn set_cone_scale(&mut self, scale: f64) {
         debug_assert!(scale > 0.0 && scale.is_finite());
         self.cone_scale = scale;
+        self.cone_normalised = 0.0;
+    }
+
+    /// Writes CS divided by the current load, `μ p_n + √(‖p‖_e² + c²)` (see the field
+    /// `cone_normalised`), its proximal term times the cone scale; `c > 0` in N·s.
+    pub fn set_cone_normalised(&mut self, c: f64) {
+        debug_assert!(c > 0.0 && c.is_finite());
+        self.cone_normalised = c;
     }
 
     /// The factor of the row CS.
@@ -1217,6 +1231,33 @@ impl<S: Space> ContactBlock<S> {
             }
         }
         let cs = self.cone_scale;
+        if self.cone_normalised > 0.0 {
+            // Q / D + cs ε_σ (σ − σ̄), D = μ p_n + √(‖p‖_e² + c²): at p_n = 0 the row is
+            // −‖p‖_e (for ‖p‖_e ≫ c), whose Newton step removes an unloaded contact's
+            // friction at once, where the squared row's halves it.
+            let c = self.cone_normalised;
+            let ps = prox.weights[2] * (sigma - prox.center[4]);
+            let q = vals[lay.sigma] - ps;
+            let mut n2 = 0.0;
+            for k in 0..nf {
+                n2 += pf[k] * pf[k] / (axes[k] * axes[k]);
+            }
+            let r = (n2 + c * c).sqrt();
+            let dd = mu * pn + r;
+            vals[lay.sigma] = q / dd + cs * ps;
+            if !JAC {
+                return;
+            }
+            let qd = q / (dd * dd);
+            jac[at(lay.sigma, lay.sigma)] *= cs;
+            jac[at(lay.sigma, lay.normal)] = jac[at(lay.sigma, lay.normal)] / dd - qd * mu;
+            for k in 0..nf {
+                let e2 = axes[k] * axes[k];
+                jac[at(lay.sigma, lay.friction + k)] =
+                    jac[at(lay.sigma, lay.friction + k)] / dd - qd * pf[k] / e2 / r;
+            }
+            return;
+        }
         if cs != 1.0 {
             vals[lay.sigma] *= cs;
             if !JAC {

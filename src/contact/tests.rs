@@ -245,6 +245,18 @@ impl<S: Dynamics> Case<S> {
         let scaled = self.eval(z).values;
         assert!((scaled[l.sigma] - 7.5 * prox[l.sigma]).abs() <= 1e-12 * scaled[l.sigma].abs());
         self.check(z, &format!("{label} (proximal, cone row scaled)"));
+        // Divided by the current load instead (`c` of the impulses' order, so that both
+        // parts of the load's derivative are exercised).
+        self.block.kernel_mut().set_cone_normalised(0.3);
+        if refreshed {
+            assert!(self.block.refresh_law_rows(x, &mut cached));
+            assert_eq!(
+                cached,
+                self.eval(z),
+                "{label}: refreshed, cone row normalised"
+            );
+        }
+        self.check(z, &format!("{label} (proximal, cone row normalised)"));
         self.block.kernel_mut().set_cone_scale(1.0);
         self.block.kernel_mut().set_proximal(Proximal::default());
     }

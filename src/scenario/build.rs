@@ -1580,6 +1580,7 @@ impl ScenarioFile {
             closest_points: self.simulation.closest_points.unwrap_or_default(),
             friction_continuation: self.simulation.friction_continuation.unwrap_or(true),
             cones_from_start: self.simulation.cones_from_start.unwrap_or(true),
+            cones_normalised: self.simulation.cones_normalised.unwrap_or(false),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

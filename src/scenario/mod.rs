@@ -55,6 +55,8 @@
 //!                                #   solve is solved by continuation in μ before it is halved
 //! # cones_from_start = true      # optional, implicit stepper: each loaded contact's cone row in
 //!                                #   N·s from each step's start (false: the paper's row, N·s²)
+//! # cones_normalised = false     # optional, implicit stepper: those rows divided by the current
+//!                                #   load instead of the warm start's
 //! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -380,6 +382,9 @@ pub struct Scenario {
     /// Each loaded contact's cone row in N·s from the start of every step after the first
     /// (`simulation.cones_from_start`, default true).
     pub cones_from_start: bool,
+    /// Those cone rows divided by the current load (`simulation.cones_normalised`, default
+    /// false).
+    pub cones_normalised: bool,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -409,6 +414,7 @@ impl Scenario {
             closest_points: self.closest_points,
             friction_continuation: self.friction_continuation,
             cones_from_start: self.cones_from_start,
+            cones_normalised: self.cones_normalised,
             ..crate::stepper::StepperSettings::default()
         }
     }

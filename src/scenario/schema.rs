@@ -121,6 +121,11 @@ pub struct SimulationSpec {
     /// stepper ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cones_from_start: Option<bool>,
+    /// Whether the cone rows measured in N·s from the start of a step are divided by the
+    /// current load instead of the warm start's (default false); see
+    /// [`crate::stepper::StepperSettings::cones_normalised`]. The LCP stepper ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cones_normalised: Option<bool>,
 }
 
 /// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].

@@ -179,6 +179,23 @@ fn cones_from_start_key_is_read() {
     check_key_on_by_default("cones_from_start", |s| s.cones_from_start);
 }
 
+/// `simulation.cones_normalised` is off by default, read when given, and written back.
+#[test]
+fn cones_normalised_key_is_read() {
+    let key = "cones_normalised";
+    let gravity = "gravity = [0.0, 0.0, -9.81]";
+    let default = parse(BALL, FILE).unwrap();
+    assert!(!default.stepper_settings().cones_normalised);
+    assert_eq!(default.to_toml().matches(key).count(), 0);
+    for on in [false, true] {
+        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {on}"));
+        let s = parse(&text, FILE).unwrap();
+        assert_eq!(s.stepper_settings().cones_normalised, on);
+        let back = parse(&s.to_toml(), FILE).unwrap();
+        assert_eq!(back.stepper_settings().cones_normalised, on);
+    }
+}
+
 /// `simulation.gyroscopic` is read in 3D under euler and midpoint, implicit by default, and
 /// refused (naming the key and why) in 2D, under RATTLE and with the LCP stepper.
 #[test]
@@ -1075,6 +1092,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             closest_points: Some(crate::contact::ClosestPoints::Paper),
             friction_continuation: Some(false),
             cones_from_start: Some(false),
+            cones_normalised: None,
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

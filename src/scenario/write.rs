@@ -154,6 +154,7 @@ pub fn scenario_file<S: WriteSpace>(
             .then_some(settings.closest_points),
         friction_continuation: (!settings.friction_continuation).then_some(false),
         cones_from_start: (!settings.cones_from_start).then_some(false),
+        cones_normalised: settings.cones_normalised.then_some(true),
     };
     let written_solver =
         format!("{:?}", settings.solver) != format!("{:?}", crate::mcp::SolveSettings::default());
@@ -200,6 +201,7 @@ pub fn scenario_file<S: WriteSpace>(
         closest_points: settings.closest_points,
         friction_continuation: settings.friction_continuation,
         cones_from_start: settings.cones_from_start,
+        cones_normalised: settings.cones_normalised,
         ..StepperSettings::default()
     };
     if format!("{read_back:?}") != format!("{settings:?}") {

@@ -310,6 +310,11 @@ pub struct StepperSettings {
     /// not solved so is solved again with the paper's rows before the cold start. On by
     /// default.
     pub cones_from_start: bool,
+    /// The cone rows that `cones_from_start` writes in N·s are divided by the current load
+    /// `μ p_n + √(‖p‖_e² + c²)` (`c` the solver's tolerance in N·s) instead of the warm
+    /// start's, so that they stay in N·s while a contact unloads or slides within the solve
+    /// (see `solve_step`). Off by default.
+    pub cones_normalised: bool,
 }
 
 impl Default for StepperSettings {
@@ -326,6 +331,7 @@ impl Default for StepperSettings {
             closest_points: ClosestPoints::default(),
             friction_continuation: true,
             cones_from_start: true,
+            cones_normalised: false,
         }
     }
 }
@@ -2268,6 +2274,11 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
             }
             slot.block.kernel_mut().set_cone_scale(scale);
+            if scale != 1.0 && self.settings.cones_normalised {
+                slot.block
+                    .kernel_mut()
+                    .set_cone_normalised(self.settings.solver.tolerance);
+            }
         }
         self.center_proximal_at_z();
         // The first centre of joints whose multipliers may not be unique is the last step's
