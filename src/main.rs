@@ -198,8 +198,8 @@ enum Command {
     /// totals.
     ///
     /// A and B must describe the same run: they may differ only in `[solver]` and in
-    /// simulation.energy_projection, gyroscopic, friction_continuation, cones_from_start and
-    /// cones_normalised (and their names, descriptions and outputs). A many-body scene is chaotic under rounding,
+    /// simulation.energy_projection, gyroscopic, friction_continuation, cones_from_start,
+    /// cones_normalised and cones_normalised_after (and their names, descriptions and outputs). A many-body scene is chaotic under rounding,
     /// so two separate runs compare two trajectories; this compares the two settings on the
     /// same steps.
     Paired {
@@ -688,7 +688,8 @@ fn paired(a: &Path, b: &Path, out: &Path, duration: Option<f64>) -> Result<(), S
         return Err(format!(
             "{} and {} differ in `{part}`: a paired comparison needs the same run, differing \
              only in [solver] and simulation.energy_projection, gyroscopic, \
-             friction_continuation, cones_from_start or cones_normalised",
+             friction_continuation, cones_from_start, cones_normalised or \
+             cones_normalised_after",
             a.display(),
             b.display()
         ));

@@ -1581,6 +1581,10 @@ impl ScenarioFile {
             friction_continuation: self.simulation.friction_continuation.unwrap_or(true),
             cones_from_start: self.simulation.cones_from_start.unwrap_or(true),
             cones_normalised: self.simulation.cones_normalised.unwrap_or(false),
+            cones_normalised_after: self
+                .simulation
+                .cones_normalised_after
+                .unwrap_or(crate::stepper::StepperSettings::default().cones_normalised_after),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

@@ -57,6 +57,8 @@
 //!                                #   N·s from each step's start (false: the paper's row, N·s²)
 //! # cones_normalised = false     # optional, implicit stepper: those rows divided by the current
 //!                                #   load instead of the warm start's
+//! # cones_normalised_after = 60  # optional, implicit stepper: a first solve still unsolved after
+//!                                #   this many Newton iterations goes on so (0: never)
 //! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -385,6 +387,9 @@ pub struct Scenario {
     /// Those cone rows divided by the current load (`simulation.cones_normalised`, default
     /// false).
     pub cones_normalised: bool,
+    /// Newton iterations after which a long first solve goes on with those rows divided by
+    /// the current load (`simulation.cones_normalised_after`, default 60, 0 never).
+    pub cones_normalised_after: usize,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -415,6 +420,7 @@ impl Scenario {
             friction_continuation: self.friction_continuation,
             cones_from_start: self.cones_from_start,
             cones_normalised: self.cones_normalised,
+            cones_normalised_after: self.cones_normalised_after,
             ..crate::stepper::StepperSettings::default()
         }
     }

@@ -126,6 +126,11 @@ pub struct SimulationSpec {
     /// [`crate::stepper::StepperSettings::cones_normalised`]. The LCP stepper ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cones_normalised: Option<bool>,
+    /// Newton iterations after which a long first solve goes on with its cone rows divided
+    /// by the current load (default 60; 0 never); see
+    /// [`crate::stepper::StepperSettings::cones_normalised_after`]. The LCP stepper ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cones_normalised_after: Option<usize>,
 }
 
 /// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].

@@ -196,6 +196,23 @@ fn cones_normalised_key_is_read() {
     }
 }
 
+/// `simulation.cones_normalised_after` is 60 by default, read when given, and written back.
+#[test]
+fn cones_normalised_after_key_is_read() {
+    let key = "cones_normalised_after";
+    let gravity = "gravity = [0.0, 0.0, -9.81]";
+    let default = parse(BALL, FILE).unwrap();
+    assert_eq!(default.stepper_settings().cones_normalised_after, 60);
+    assert_eq!(default.to_toml().matches(key).count(), 0);
+    for n in [0, 25, 60] {
+        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {n}"));
+        let s = parse(&text, FILE).unwrap();
+        assert_eq!(s.stepper_settings().cones_normalised_after, n);
+        let back = parse(&s.to_toml(), FILE).unwrap();
+        assert_eq!(back.stepper_settings().cones_normalised_after, n);
+    }
+}
+
 /// `simulation.gyroscopic` is read in 3D under euler and midpoint, implicit by default, and
 /// refused (naming the key and why) in 2D, under RATTLE and with the LCP stepper.
 #[test]
@@ -1093,6 +1110,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             friction_continuation: Some(false),
             cones_from_start: Some(false),
             cones_normalised: None,
+            cones_normalised_after: None,
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

@@ -155,6 +155,9 @@ pub fn scenario_file<S: WriteSpace>(
         friction_continuation: (!settings.friction_continuation).then_some(false),
         cones_from_start: (!settings.cones_from_start).then_some(false),
         cones_normalised: settings.cones_normalised.then_some(true),
+        cones_normalised_after: (settings.cones_normalised_after
+            != StepperSettings::default().cones_normalised_after)
+            .then_some(settings.cones_normalised_after),
     };
     let written_solver =
         format!("{:?}", settings.solver) != format!("{:?}", crate::mcp::SolveSettings::default());
@@ -202,6 +205,7 @@ pub fn scenario_file<S: WriteSpace>(
         friction_continuation: settings.friction_continuation,
         cones_from_start: settings.cones_from_start,
         cones_normalised: settings.cones_normalised,
+        cones_normalised_after: settings.cones_normalised_after,
         ..StepperSettings::default()
     };
     if format!("{read_back:?}") != format!("{settings:?}") {
