@@ -151,66 +151,57 @@ fn energy_projection_is_a_rattle_key() {
     );
 }
 
-/// A boolean `simulation` key that is on by default: absent from a default file written back,
-/// read when given, and written back.
-fn check_key_on_by_default(key: &str, setting: fn(&crate::stepper::StepperSettings) -> bool) {
+/// A `simulation` key of the implicit stepper: `default` when absent (and then absent from
+/// the file written back), each of `values` read when given and written back.
+fn check_key<T: PartialEq + std::fmt::Debug + std::fmt::Display>(
+    key: &str,
+    default: T,
+    values: &[T],
+    setting: fn(&crate::stepper::StepperSettings) -> T,
+) {
     let gravity = "gravity = [0.0, 0.0, -9.81]";
-    let default = parse(BALL, FILE).unwrap();
-    assert!(setting(&default.stepper_settings()), "{key}");
-    assert_eq!(default.to_toml().matches(key).count(), 0, "{key}");
-    for on in [false, true] {
-        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {on}"));
+    let parsed = parse(BALL, FILE).unwrap();
+    assert_eq!(setting(&parsed.stepper_settings()), default, "{key}");
+    assert_eq!(parsed.to_toml().matches(key).count(), 0, "{key}");
+    for v in values {
+        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {v}"));
         let s = parse(&text, FILE).unwrap();
-        assert_eq!(setting(&s.stepper_settings()), on, "{key}");
+        assert_eq!(&setting(&s.stepper_settings()), v, "{key}");
         let back = parse(&s.to_toml(), FILE).unwrap();
-        assert_eq!(setting(&back.stepper_settings()), on, "{key}");
+        assert_eq!(&setting(&back.stepper_settings()), v, "{key}");
     }
 }
 
 /// `simulation.friction_continuation` is on by default, read when given, and written back.
 #[test]
 fn friction_continuation_key_is_read() {
-    check_key_on_by_default("friction_continuation", |s| s.friction_continuation);
+    check_key("friction_continuation", true, &[false, true], |s| {
+        s.friction_continuation
+    });
 }
 
 /// `simulation.cones_from_start` is on by default, read when given, and written back.
 #[test]
 fn cones_from_start_key_is_read() {
-    check_key_on_by_default("cones_from_start", |s| s.cones_from_start);
+    check_key("cones_from_start", true, &[false, true], |s| {
+        s.cones_from_start
+    });
 }
 
 /// `simulation.cones_normalised` is off by default, read when given, and written back.
 #[test]
 fn cones_normalised_key_is_read() {
-    let key = "cones_normalised";
-    let gravity = "gravity = [0.0, 0.0, -9.81]";
-    let default = parse(BALL, FILE).unwrap();
-    assert!(!default.stepper_settings().cones_normalised);
-    assert_eq!(default.to_toml().matches(key).count(), 0);
-    for on in [false, true] {
-        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {on}"));
-        let s = parse(&text, FILE).unwrap();
-        assert_eq!(s.stepper_settings().cones_normalised, on);
-        let back = parse(&s.to_toml(), FILE).unwrap();
-        assert_eq!(back.stepper_settings().cones_normalised, on);
-    }
+    check_key("cones_normalised", false, &[false, true], |s| {
+        s.cones_normalised
+    });
 }
 
 /// `simulation.cones_normalised_after` is 60 by default, read when given, and written back.
 #[test]
 fn cones_normalised_after_key_is_read() {
-    let key = "cones_normalised_after";
-    let gravity = "gravity = [0.0, 0.0, -9.81]";
-    let default = parse(BALL, FILE).unwrap();
-    assert_eq!(default.stepper_settings().cones_normalised_after, 60);
-    assert_eq!(default.to_toml().matches(key).count(), 0);
-    for n in [0, 25, 60] {
-        let text = edit(BALL, gravity, &format!("{gravity}\n{key} = {n}"));
-        let s = parse(&text, FILE).unwrap();
-        assert_eq!(s.stepper_settings().cones_normalised_after, n);
-        let back = parse(&s.to_toml(), FILE).unwrap();
-        assert_eq!(back.stepper_settings().cones_normalised_after, n);
-    }
+    check_key("cones_normalised_after", 60, &[0, 25, 60], |s| {
+        s.cones_normalised_after
+    });
 }
 
 /// `simulation.gyroscopic` is read in 3D under euler and midpoint, implicit by default, and
