@@ -2319,7 +2319,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // A first solve that runs long with the scaled rows goes on with the normalised
         // ones: in a struck row an impact passed along the bodies unloads contacts within
         // the step, and the scaled row halves their friction at each Newton iteration (the
-        // struck row of 50's step 3: 453 iterations, 85 with the switch). With fallbacks
+        // struck row of 50's step 3: 453 iterations, 110 with the switch). With fallbacks
         // the path search keeps its whole budget.
         let after = self.settings.cones_normalised_after;
         let switch =
