@@ -163,11 +163,17 @@ enum Command {
         /// polygons meet each other), instead of at most one polytope per scene.
         #[arg(long)]
         every_pair: bool,
+        /// The default scenes with consecutive bodies linked into chains by joints (pins in
+        /// 2D, ball joints and hinges about random axes in 3D, at the midpoints between the
+        /// bodies).
+        #[arg(long, conflicts_with = "every_pair")]
+        chains: bool,
         /// Wall-time limit per seed in seconds.
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
         /// Also write each seed's scene as a scenario file, DIR/soak_<seed>.toml
-        /// (soak_<seed>_every_pair.toml with --every-pair), before the seeds run:
+        /// (soak_<seed>_every_pair.toml with --every-pair, soak_<seed>_chains.toml with
+        /// --chains), before the seeds run:
         /// `implicit-contact run` on it steps the seed bit for bit as the soak does.
         #[arg(long, value_name = "DIR")]
         write_scenarios: Option<PathBuf>,
@@ -317,12 +323,19 @@ fn main() -> ExitCode {
             seeds,
             threads,
             every_pair,
+            chains,
             time_limit,
             write_scenarios,
         }) => soak(
             &seeds,
             threads,
-            every_pair,
+            if chains {
+                implicit_contact::study::soak::Shapes::Chains
+            } else if every_pair {
+                implicit_contact::study::soak::Shapes::EveryPair
+            } else {
+                implicit_contact::study::soak::Shapes::OnePolytope
+            },
             time_limit,
             write_scenarios.as_deref(),
         ),
@@ -1147,7 +1160,7 @@ fn suite(
 fn soak(
     seeds: &str,
     threads: usize,
-    every_pair: bool,
+    shapes: implicit_contact::study::soak::Shapes,
     time_limit: f64,
     write_scenarios: Option<&Path>,
 ) -> Result<(), String> {
@@ -1159,11 +1172,6 @@ fn soak(
         ));
     }
     let limit = std::time::Duration::from_secs_f64(time_limit);
-    let shapes = if every_pair {
-        soak::Shapes::EveryPair
-    } else {
-        soak::Shapes::OnePolytope
-    };
     if let Some(dir) = write_scenarios {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -1191,8 +1199,11 @@ fn soak(
     match soak::problems(&outcomes, &soak::Tolerances::default()) {
         None => Ok(()),
         Some(problems) => {
-            let flag = if every_pair { " --every-pair" } else { "" };
-            let suffix = if every_pair { "_every_pair" } else { "" };
+            let (flag, suffix) = match shapes {
+                soak::Shapes::OnePolytope => ("", ""),
+                soak::Shapes::EveryPair => (" --every-pair", "_every_pair"),
+                soak::Shapes::Chains => (" --chains", "_chains"),
+            };
             let hint = match write_scenarios {
                 Some(dir) => format!(
                     "each seed's scenario is {}/soak_<seed>{suffix}.toml (`implicit-contact run` \

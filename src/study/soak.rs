@@ -11,7 +11,8 @@
 //! body of a scene a polytope (an intersection of several functions), so every contact has a
 //! single function on one side; [`Shapes::EveryPair`] draws each body's kind on its own, so
 //! polytopes also meet polytopes (the block of two intersections). The other draws of a seed
-//! are the same in both.
+//! are the same in both. [`Shapes::Chains`] links [`Shapes::OnePolytope`]'s bodies into
+//! chains by joints.
 
 use crate::geometry::{
     Ball, BodyShape, ConvexPart, Ellipsoid, HalfSpace, Planar, Pose, Spatial, Superellipsoid,
@@ -283,6 +284,10 @@ pub enum Shapes {
     /// Each body a polytope with probability ½, drawn from a stream of its own (so the seed's
     /// other draws are those of [`Shapes::OnePolytope`]): any shape against any shape.
     EveryPair,
+    /// The scene of [`Shapes::OnePolytope`] with consecutive moving bodies linked into chains
+    /// by joints ([`add_chains`]): contacts beside bilateral constraints, both with their
+    /// continua of multipliers.
+    Chains,
 }
 
 /// The common draws of a scene: friction, step, integrator, body count, which bodies are
@@ -316,7 +321,7 @@ fn draws(rng: &mut SceneRng, seed: u64, shapes: Shapes) -> Draws {
     };
     let polytope = (rng.below(2) == 0).then(|| rng.below(n));
     let polytopes = match shapes {
-        Shapes::OnePolytope => (0..n).map(|k| polytope == Some(k)).collect(),
+        Shapes::OnePolytope | Shapes::Chains => (0..n).map(|k| polytope == Some(k)).collect(),
         Shapes::EveryPair => {
             let mut own = SceneRng::new(seed ^ 0x5eed_ba5e_b0c5_0001);
             (0..n).map(|_| own.below(2) == 0).collect()
@@ -477,14 +482,81 @@ pub fn random_scene_with(seed: u64, shapes_mode: Shapes) -> RandomScene {
     let name = match shapes_mode {
         Shapes::OnePolytope => format!("soak_{seed}"),
         Shapes::EveryPair => format!("soak_{seed}_every_pair"),
+        Shapes::Chains => format!("soak_{seed}_chains"),
     };
     let written = write::any_scenario_file(&scene, &settings, &name)
         .expect("a soak scene has only what a scenario file can say");
+    let mut file = written.file;
+    if shapes_mode != Shapes::Chains {
+        return RandomScene {
+            scene,
+            settings,
+            shapes,
+            file,
+        };
+    }
+    // The joints are added to the file and the scene built from it, so that
+    // `implicit-contact run` on the file steps the seed bit for bit as the soak does.
+    add_chains(&mut file, seed);
+    let built = file
+        .build(&name)
+        .expect("a chained soak scene is valid by construction");
     RandomScene {
-        scene,
-        settings,
+        settings: built.stepper_settings(),
+        scene: built.scene,
         shapes,
-        file: written.file,
+        file,
+    }
+}
+
+/// Links each moving body of `file` to the one before it with probability 7/10 (a stream of
+/// the seed's own): a pin in 2D, in 3D a ball joint or a hinge about a random axis (one each
+/// half of the time), at the midpoint of the two bodies' initial positions. The bodies then
+/// hang off each other on massless rods; their initial velocities break the joints' velocity
+/// constraints, which the first step's joint impulses take up.
+fn add_chains(file: &mut ScenarioFile, seed: u64) {
+    use crate::scenario::schema::{JointKindSpec, JointSpec};
+    let mut rng = SceneRng::new(seed ^ 0x000c_4a1e_d0c5_0001);
+    let moving: Vec<usize> = (0..file.body.len())
+        .filter(|&b| !file.body[b].fixed)
+        .collect();
+    for pair in moving.windows(2) {
+        if rng.below(10) >= 7 {
+            continue;
+        }
+        let (b1, b2) = (&file.body[pair[0]], &file.body[pair[1]]);
+        let anchor: Vec<f64> = b1
+            .position
+            .iter()
+            .zip(&b2.position)
+            .map(|(a, b)| 0.5 * (a + b))
+            .collect();
+        let (kind, axis) = if file.dimension == 2 {
+            (JointKindSpec::Revolute, None)
+        } else {
+            let axis = loop {
+                let a: [f64; 3] = in_unit_ball::<3>(&mut rng);
+                if a.iter().map(|x| x * x).sum::<f64>() > 1e-2 {
+                    break a.to_vec();
+                }
+            };
+            if rng.below(2) == 0 {
+                (JointKindSpec::Ball, None)
+            } else {
+                (JointKindSpec::Revolute, Some(axis))
+            }
+        };
+        file.joint.push(JointSpec {
+            name: Some(format!("link{}", file.joint.len())),
+            kind,
+            body1: Some(b1.name.clone()),
+            body2: b2.name.clone(),
+            anchor,
+            axis,
+            actuator: None,
+            limits: None,
+            friction: None,
+        });
     }
 }
 
