@@ -208,15 +208,22 @@ fn every_seed_runs_to_its_end_within_the_laws() {
 /// failed until continuation in `μ`.
 #[test]
 fn every_pair_seeds_run_to_their_end_within_the_laws() {
-    use implicit_contact::study::soak::{Shapes, soak_with_progress};
-    const EVERY_PAIR: Range<u64> = 0..60;
-    let outcomes = soak_with_progress(EVERY_PAIR, 2, LIMIT, Shapes::EveryPair, |_| {});
-    assert_eq!(outcomes.len(), EVERY_PAIR.count());
+    seeds_run_to_their_end_within_the_laws(0..60, implicit_contact::study::soak::Shapes::EveryPair);
+}
+
+/// Every seed of `seeds` drawn as `shapes` says runs to its end, within the laws.
+fn seeds_run_to_their_end_within_the_laws(
+    seeds: Range<u64>,
+    shapes: implicit_contact::study::soak::Shapes,
+) {
+    use implicit_contact::study::soak::soak_with_progress;
+    let outcomes = soak_with_progress(seeds.clone(), 2, LIMIT, shapes, |_| {});
+    assert_eq!(outcomes.len(), seeds.count());
     if let Some(p) = problems(&outcomes, &Tolerances::default()) {
         panic!("{p}\n{}", table(&outcomes));
     }
     for o in &outcomes {
-        assert_eq!(o.outcome, Outcome::Ok, "seed {}", o.seed);
+        assert_eq!(o.outcome, Outcome::Ok, "seed {} ({shapes:?})", o.seed);
     }
 }
 
@@ -571,16 +578,7 @@ fn every_pair_scenes_put_polytopes_against_polytopes() {
 /// the README, "Chained scenes").
 #[test]
 fn chained_seeds_run_to_their_end_within_the_laws() {
-    use implicit_contact::study::soak::{Shapes, soak_with_progress};
-    const CHAINS: Range<u64> = 0..40;
-    let outcomes = soak_with_progress(CHAINS, 2, LIMIT, Shapes::Chains, |_| {});
-    assert_eq!(outcomes.len(), CHAINS.count());
-    if let Some(p) = problems(&outcomes, &Tolerances::default()) {
-        panic!("{p}\n{}", table(&outcomes));
-    }
-    for o in &outcomes {
-        assert_eq!(o.outcome, Outcome::Ok, "seed {}", o.seed);
-    }
+    seeds_run_to_their_end_within_the_laws(0..40, implicit_contact::study::soak::Shapes::Chains);
 }
 
 /// `--chains`: the default scene of a seed (the same bodies, bit for bit) with consecutive
