@@ -198,6 +198,17 @@ impl<S: Dynamics> Case<S> {
 }
 
 impl<S: Dynamics> Case<S> {
+    /// The cached evaluation `cached`, refreshed for the block's current law rows
+    /// ([`ContactBlock::refresh_law_rows`]), is a fresh evaluation at `z`, bit for bit.
+    fn assert_refreshed(&mut self, z: &[f64], cached: &mut ContactEval, label: &str) {
+        let x = &z[..self.block.layout().local_count];
+        assert!(
+            self.block.refresh_law_rows(x, cached),
+            "{label}: not refreshed"
+        );
+        assert_eq!(*cached, self.eval(z), "{label}: refreshed");
+    }
+
     /// [`Self::check`] with proximal terms on the impulses and `σ` ([`ContactBlock::set_proximal`]),
     /// which must change the rows C3, FR and CS (the check is not vacuous); cleared afterwards.
     pub(super) fn check_with_proximal(&mut self, z: &[f64], label: &str) {
@@ -235,12 +246,7 @@ impl<S: Dynamics> Case<S> {
         // The row CS written in N·s (a factor frozen for the solve): the same row times it.
         self.block.kernel_mut().set_cone_scale(7.5);
         if refreshed {
-            assert!(self.block.refresh_law_rows(x, &mut cached));
-            assert_eq!(
-                cached,
-                self.eval(z),
-                "{label}: refreshed for the cone scale"
-            );
+            self.assert_refreshed(z, &mut cached, &format!("{label}: cone scale"));
         }
         let scaled = self.eval(z).values;
         assert!((scaled[l.sigma] - 7.5 * prox[l.sigma]).abs() <= 1e-12 * scaled[l.sigma].abs());
@@ -249,12 +255,7 @@ impl<S: Dynamics> Case<S> {
         // parts of the load's derivative are exercised).
         self.block.kernel_mut().set_cone_normalised(0.3);
         if refreshed {
-            assert!(self.block.refresh_law_rows(x, &mut cached));
-            assert_eq!(
-                cached,
-                self.eval(z),
-                "{label}: refreshed, cone row normalised"
-            );
+            self.assert_refreshed(z, &mut cached, &format!("{label}: cone row normalised"));
         }
         self.check(z, &format!("{label} (proximal, cone row normalised)"));
         self.block.kernel_mut().set_cone_scale(1.0);
