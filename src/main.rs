@@ -168,12 +168,18 @@ enum Command {
         /// bodies).
         #[arg(long, conflicts_with = "every_pair")]
         chains: bool,
+        /// Each scene's torsional friction semi-axis e_r drawn (half of the time the scenario
+        /// format's default, 0.3 × the smaller body's radius; otherwise log-uniform in
+        /// [5 mm, 1 m]) instead of 1 m; the other draws unchanged. Combines with either of
+        /// the above.
+        #[arg(long)]
+        drawn_torsion: bool,
         /// Wall-time limit per seed in seconds.
         #[arg(long, default_value_t = 60.0)]
         time_limit: f64,
         /// Also write each seed's scene as a scenario file, DIR/soak_<seed>.toml
         /// (soak_<seed>_every_pair.toml with --every-pair, soak_<seed>_chains.toml with
-        /// --chains), before the seeds run:
+        /// --chains, a further _torsion with --drawn-torsion), before the seeds run:
         /// `implicit-contact run` on it steps the seed bit for bit as the soak does.
         #[arg(long, value_name = "DIR")]
         write_scenarios: Option<PathBuf>,
@@ -324,17 +330,21 @@ fn main() -> ExitCode {
             threads,
             every_pair,
             chains,
+            drawn_torsion,
             time_limit,
             write_scenarios,
         }) => soak(
             &seeds,
             threads,
-            if chains {
-                implicit_contact::study::soak::Shapes::Chains
-            } else if every_pair {
-                implicit_contact::study::soak::Shapes::EveryPair
-            } else {
-                implicit_contact::study::soak::Shapes::OnePolytope
+            implicit_contact::study::soak::SceneKind {
+                shapes: if chains {
+                    implicit_contact::study::soak::Shapes::Chains
+                } else if every_pair {
+                    implicit_contact::study::soak::Shapes::EveryPair
+                } else {
+                    implicit_contact::study::soak::Shapes::OnePolytope
+                },
+                drawn_torsion,
             },
             time_limit,
             write_scenarios.as_deref(),
@@ -1160,7 +1170,7 @@ fn suite(
 fn soak(
     seeds: &str,
     threads: usize,
-    shapes: implicit_contact::study::soak::Shapes,
+    shapes: implicit_contact::study::soak::SceneKind,
     time_limit: f64,
     write_scenarios: Option<&Path>,
 ) -> Result<(), String> {
@@ -1199,11 +1209,7 @@ fn soak(
     match soak::problems(&outcomes, &soak::Tolerances::default()) {
         None => Ok(()),
         Some(problems) => {
-            let (flag, suffix) = match shapes {
-                soak::Shapes::OnePolytope => ("", ""),
-                soak::Shapes::EveryPair => (" --every-pair", "_every_pair"),
-                soak::Shapes::Chains => (" --chains", "_chains"),
-            };
+            let (flag, suffix) = (shapes.flags(), shapes.suffix());
             let hint = match write_scenarios {
                 Some(dir) => format!(
                     "each seed's scenario is {}/soak_<seed>{suffix}.toml (`implicit-contact run` \

@@ -12,7 +12,8 @@
 //! single function on one side; [`Shapes::EveryPair`] draws each body's kind on its own, so
 //! polytopes also meet polytopes (the block of two intersections). The other draws of a seed
 //! are the same in both. [`Shapes::Chains`] links [`Shapes::OnePolytope`]'s bodies into
-//! chains by joints.
+//! chains by joints. Any of them may have its torsional friction drawn
+//! ([`SceneKind::drawn_torsion`]) instead of the isotropic `e_r = 1` m.
 
 use crate::geometry::{
     Ball, BodyShape, ConvexPart, Ellipsoid, HalfSpace, Planar, Pose, Spatial, Superellipsoid,
@@ -290,6 +291,54 @@ pub enum Shapes {
     Chains,
 }
 
+/// What a random scene is made of: its bodies and joints ([`Shapes`]) and its friction law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SceneKind {
+    /// Which bodies may be polytopes, and whether they are chained by joints.
+    pub shapes: Shapes,
+    /// The torsional semi-axis `e_r` of the friction ellipsoid drawn from a stream of the
+    /// seed's own (`draw_torsion`), the seed's other draws unchanged; otherwise `e_r = 1` m,
+    /// a torsional moment of up to `μ p_n` times a metre, more than any body's size.
+    pub drawn_torsion: bool,
+}
+
+impl From<Shapes> for SceneKind {
+    fn from(shapes: Shapes) -> Self {
+        Self {
+            shapes,
+            drawn_torsion: false,
+        }
+    }
+}
+
+impl SceneKind {
+    /// The end of a seed's scene name and scenario file name (`soak_<seed><suffix>`).
+    pub fn suffix(&self) -> String {
+        let shapes = match self.shapes {
+            Shapes::OnePolytope => "",
+            Shapes::EveryPair => "_every_pair",
+            Shapes::Chains => "_chains",
+        };
+        let torsion = if self.drawn_torsion { "_torsion" } else { "" };
+        format!("{shapes}{torsion}")
+    }
+
+    /// The `soak` flags that draw this kind (each with a leading space).
+    pub fn flags(&self) -> String {
+        let shapes = match self.shapes {
+            Shapes::OnePolytope => "",
+            Shapes::EveryPair => " --every-pair",
+            Shapes::Chains => " --chains",
+        };
+        let torsion = if self.drawn_torsion {
+            " --drawn-torsion"
+        } else {
+            ""
+        };
+        format!("{shapes}{torsion}")
+    }
+}
+
 /// The common draws of a scene: friction, step, integrator, body count, which bodies are
 /// polytopes, and the masses.
 struct Draws {
@@ -463,8 +512,10 @@ pub fn random_scene(seed: u64) -> RandomScene {
     random_scene_with(seed, Shapes::OnePolytope)
 }
 
-/// The scene of `seed` with the polytopes drawn as `shapes` says.
-pub fn random_scene_with(seed: u64, shapes_mode: Shapes) -> RandomScene {
+/// The scene of `seed` of the given kind (a [`Shapes`] alone is that kind with `e_r = 1`).
+pub fn random_scene_with(seed: u64, kind: impl Into<SceneKind>) -> RandomScene {
+    let kind = kind.into();
+    let shapes_mode = kind.shapes;
     let mut rng = SceneRng::new(seed);
     let spatial = rng.below(2) == 1;
     let d = draws(&mut rng, seed, shapes_mode);
@@ -479,15 +530,11 @@ pub fn random_scene_with(seed: u64, shapes_mode: Shapes) -> RandomScene {
         let (s, k) = planar_scene(seed, &mut rng, &d);
         (AnyScene::Planar(s), k)
     };
-    let name = match shapes_mode {
-        Shapes::OnePolytope => format!("soak_{seed}"),
-        Shapes::EveryPair => format!("soak_{seed}_every_pair"),
-        Shapes::Chains => format!("soak_{seed}_chains"),
-    };
+    let name = format!("soak_{seed}{}", kind.suffix());
     let written = write::any_scenario_file(&scene, &settings, &name)
         .expect("a soak scene has only what a scenario file can say");
     let mut file = written.file;
-    if shapes_mode != Shapes::Chains {
+    if shapes_mode != Shapes::Chains && !kind.drawn_torsion {
         return RandomScene {
             scene,
             settings,
@@ -495,12 +542,17 @@ pub fn random_scene_with(seed: u64, shapes_mode: Shapes) -> RandomScene {
             file,
         };
     }
-    // The joints are added to the file and the scene built from it, so that
-    // `implicit-contact run` on the file steps the seed bit for bit as the soak does.
-    add_chains(&mut file, seed);
+    // The joints and the friction are written into the file and the scene built from it, so
+    // that `implicit-contact run` on the file steps the seed bit for bit as the soak does.
+    if shapes_mode == Shapes::Chains {
+        add_chains(&mut file, seed);
+    }
+    if kind.drawn_torsion {
+        draw_torsion(&mut file, seed);
+    }
     let built = file
         .build(&name)
-        .expect("a chained soak scene is valid by construction");
+        .expect("a chained or drawn-torsion soak scene is valid by construction");
     RandomScene {
         settings: built.stepper_settings(),
         scene: built.scene,
@@ -558,6 +610,21 @@ fn add_chains(file: &mut ScenarioFile, seed: u64) {
             friction: None,
         });
     }
+}
+
+/// Draws the friction ellipsoid's torsional semi-axis `e_r` from a stream of the seed's own:
+/// half of the time left out of the file, so that each pair gets the scenario format's
+/// default, `0.3 ×` the smaller body's radius (what a scenario that does not give `e_r` runs
+/// with), and otherwise log-uniform between 5 mm and 1 m. It matters in 3D only: 2D has no
+/// torsion. `e_t` and `e_o` stay 1: the soak's cone check, on the friction's magnitude, holds
+/// for an isotropic tangent law only.
+fn draw_torsion(file: &mut ScenarioFile, seed: u64) {
+    let mut rng = SceneRng::new(seed ^ 0x0000_7025_10c5_0001);
+    file.friction.e_r = if rng.below(2) == 0 {
+        None
+    } else {
+        Some(rng.uniform(0.005f64.ln(), 1.0f64.ln()).exp())
+    };
 }
 
 /// How a seed's run ended.
@@ -833,7 +900,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// [`run_seed`], handing `publish` the outcome so far after every step.
 fn run_seed_observed(
     seed: u64,
-    shapes: Shapes,
+    shapes: SceneKind,
     wall_limit: Duration,
     publish: &dyn Fn(&SeedOutcome),
 ) -> SeedOutcome {
@@ -870,9 +937,9 @@ pub fn run_seed(seed: u64, wall_limit: Duration) -> SeedOutcome {
     run_seed_with(seed, Shapes::OnePolytope, wall_limit)
 }
 
-/// [`run_seed`] for the scene of `seed` with its polytopes drawn as `shapes` says.
-pub fn run_seed_with(seed: u64, shapes: Shapes, wall_limit: Duration) -> SeedOutcome {
-    run_seed_observed(seed, shapes, wall_limit, &|_| {})
+/// [`run_seed`] for the scene of `seed` of the given kind.
+pub fn run_seed_with(seed: u64, kind: impl Into<SceneKind>, wall_limit: Duration) -> SeedOutcome {
+    run_seed_observed(seed, kind.into(), wall_limit, &|_| {})
 }
 
 /// How long past its wall limit a run whose step has not ended is waited for.
@@ -926,7 +993,7 @@ pub(crate) fn run_bounded<O: Clone + Send + 'static>(
 }
 
 /// [`run_seed`] on a worker thread, given up on `GRACE` after `wall_limit` ([`run_bounded`]).
-fn run_seed_bounded(seed: u64, shapes: Shapes, wall_limit: Duration) -> SeedOutcome {
+fn run_seed_bounded(seed: u64, shapes: SceneKind, wall_limit: Duration) -> SeedOutcome {
     let start = Instant::now();
     let result = run_bounded(
         wall_limit,
@@ -958,9 +1025,10 @@ pub fn soak_with_progress(
     seeds: Range<u64>,
     threads: usize,
     wall_limit: Duration,
-    shapes: Shapes,
+    kind: impl Into<SceneKind>,
     done: impl Fn(&SeedOutcome) + Sync,
 ) -> Vec<SeedOutcome> {
+    let shapes = kind.into();
     let count = seeds.end.saturating_sub(seeds.start);
     let next = AtomicU64::new(seeds.start);
     let results = Mutex::new(Vec::with_capacity(count as usize));
