@@ -312,30 +312,30 @@ impl From<Shapes> for SceneKind {
 }
 
 impl SceneKind {
+    /// The `soak` flag (with a leading space) and the file-name suffix of each of the kind's
+    /// two choices, empty for the defaults.
+    fn parts(&self) -> [(&'static str, &'static str); 2] {
+        let shapes = match self.shapes {
+            Shapes::OnePolytope => ("", ""),
+            Shapes::EveryPair => (" --every-pair", "_every_pair"),
+            Shapes::Chains => (" --chains", "_chains"),
+        };
+        let torsion = if self.drawn_torsion {
+            (" --drawn-torsion", "_torsion")
+        } else {
+            ("", "")
+        };
+        [shapes, torsion]
+    }
+
     /// The end of a seed's scene name and scenario file name (`soak_<seed><suffix>`).
     pub fn suffix(&self) -> String {
-        let shapes = match self.shapes {
-            Shapes::OnePolytope => "",
-            Shapes::EveryPair => "_every_pair",
-            Shapes::Chains => "_chains",
-        };
-        let torsion = if self.drawn_torsion { "_torsion" } else { "" };
-        format!("{shapes}{torsion}")
+        self.parts().map(|(_, suffix)| suffix).concat()
     }
 
     /// The `soak` flags that draw this kind (each with a leading space).
     pub fn flags(&self) -> String {
-        let shapes = match self.shapes {
-            Shapes::OnePolytope => "",
-            Shapes::EveryPair => " --every-pair",
-            Shapes::Chains => " --chains",
-        };
-        let torsion = if self.drawn_torsion {
-            " --drawn-torsion"
-        } else {
-            ""
-        };
-        format!("{shapes}{torsion}")
+        self.parts().map(|(flag, _)| flag).concat()
     }
 }
 
