@@ -211,7 +211,8 @@ enum Command {
     ///
     /// A and B must describe the same run: they may differ only in `[solver]` and in
     /// simulation.energy_projection, gyroscopic, friction_continuation, cones_from_start,
-    /// cones_normalised and cones_normalised_after (and their names, descriptions and outputs). A many-body scene is chaotic under rounding,
+    /// cones_normalised, cones_normalised_after and friction_centre_from_start (and their
+    /// names, descriptions and outputs). A many-body scene is chaotic under rounding,
     /// so two separate runs compare two trajectories; this compares the two settings on the
     /// same steps.
     Paired {
@@ -711,8 +712,8 @@ fn paired(a: &Path, b: &Path, out: &Path, duration: Option<f64>) -> Result<(), S
         return Err(format!(
             "{} and {} differ in `{part}`: a paired comparison needs the same run, differing \
              only in [solver] and simulation.energy_projection, gyroscopic, \
-             friction_continuation, cones_from_start, cones_normalised or \
-             cones_normalised_after",
+             friction_continuation, cones_from_start, cones_normalised, \
+             cones_normalised_after or friction_centre_from_start",
             a.display(),
             b.display()
         ));

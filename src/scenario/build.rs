@@ -1585,6 +1585,7 @@ impl ScenarioFile {
                 .simulation
                 .cones_normalised_after
                 .unwrap_or(crate::stepper::StepperSettings::default().cones_normalised_after),
+            friction_centre_from_start: self.simulation.friction_centre_from_start.unwrap_or(false),
             solver,
             outputs: self.output,
             time_step: self.simulation.time_step,

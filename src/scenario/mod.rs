@@ -59,6 +59,8 @@
 //!                                #   load instead of the warm start's
 //! # cones_normalised_after = 60  # optional, implicit stepper: a first solve still unsolved after
 //!                                #   this many Newton iterations goes on so (0: never)
+//! # friction_centre_from_start = false # optional, implicit stepper: each resting contact's
+//!                                #   friction first centred at the warm start's, not at zero
 //! gravity = [0.0, 0.0, -9.81]    # m/s², one entry per dimension; required (write zeros for none)
 //!
 //! [solver]                       # optional: crate::mcp::SolveSettings, every field optional
@@ -390,6 +392,9 @@ pub struct Scenario {
     /// Newton iterations after which a long first solve goes on with those rows divided by
     /// the current load (`simulation.cones_normalised_after`, default 60, 0 never).
     pub cones_normalised_after: usize,
+    /// Each resting contact's friction centred at the warm start's in the first solve of every
+    /// step after the first (`simulation.friction_centre_from_start`, default false).
+    pub friction_centre_from_start: bool,
     /// The settings of the step's MCP solver (defaults unless `[solver]` says otherwise).
     pub solver: SolveSettings,
     /// Which outputs to write.
@@ -421,6 +426,7 @@ impl Scenario {
             cones_from_start: self.cones_from_start,
             cones_normalised: self.cones_normalised,
             cones_normalised_after: self.cones_normalised_after,
+            friction_centre_from_start: self.friction_centre_from_start,
             ..crate::stepper::StepperSettings::default()
         }
     }

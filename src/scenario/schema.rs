@@ -131,6 +131,12 @@ pub struct SimulationSpec {
     /// [`crate::stepper::StepperSettings::cones_normalised_after`]. The LCP stepper ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cones_normalised_after: Option<usize>,
+    /// Whether the first solve of every step after the first centres each resting contact's
+    /// friction at the warm start's (default false: at zero); see
+    /// [`crate::stepper::StepperSettings::friction_centre_from_start`]. The LCP stepper
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction_centre_from_start: Option<bool>,
 }
 
 /// `simulation.gyroscopic`: the file's name of a [`crate::model::Gyroscopic`].

@@ -188,6 +188,15 @@ fn cones_from_start_key_is_read() {
     });
 }
 
+/// `simulation.friction_centre_from_start` is off by default, read when given, and written
+/// back.
+#[test]
+fn friction_centre_from_start_key_is_read() {
+    check_key("friction_centre_from_start", false, &[false, true], |s| {
+        s.friction_centre_from_start
+    });
+}
+
 /// `simulation.cones_normalised` is off by default, read when given, and written back.
 #[test]
 fn cones_normalised_key_is_read() {
@@ -1102,6 +1111,7 @@ fn spatial_union_scene_round_trips_through_toml() {
             cones_from_start: Some(false),
             cones_normalised: None,
             cones_normalised_after: None,
+            friction_centre_from_start: None,
         },
         solver: Some(SolveSettings::default().with_tolerance(1e-11).unwrap()),
         friction: FrictionSpec {

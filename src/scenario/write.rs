@@ -158,6 +158,7 @@ pub fn scenario_file<S: WriteSpace>(
         cones_normalised_after: (settings.cones_normalised_after
             != StepperSettings::default().cones_normalised_after)
             .then_some(settings.cones_normalised_after),
+        friction_centre_from_start: settings.friction_centre_from_start.then_some(true),
     };
     let written_solver =
         format!("{:?}", settings.solver) != format!("{:?}", crate::mcp::SolveSettings::default());
@@ -206,6 +207,7 @@ pub fn scenario_file<S: WriteSpace>(
         cones_from_start: settings.cones_from_start,
         cones_normalised: settings.cones_normalised,
         cones_normalised_after: settings.cones_normalised_after,
+        friction_centre_from_start: settings.friction_centre_from_start,
         ..StepperSettings::default()
     };
     if format!("{read_back:?}") != format!("{settings:?}") {

@@ -194,7 +194,9 @@
 //! solves a sequence of *proximal* problems ([`crate::contact::Proximal`]): every rigid
 //! contact's rows C3, FR, CS gain `ε (p − p̄)` and `ε_σ (σ − σ̄)` terms, the centre `(p̄, σ̄)` is
 //! first the impulses and `σ` the step starts from (the last step's solution; zero for a new
-//! contact), and after each solve it moves to the solution, until the solution solves the
+//! contact; the friction zero, or a resting contact's own with
+//! [`StepperSettings::friction_centre_from_start`]), and after each solve it moves to the
+//! solution, until the solution solves the
 //! paper's rows themselves to the tolerance (checked on the unregularised residual); each
 //! re-solve starts with simplified Newton steps on the Jacobian the solve before it
 //! factorised, since a centre enters `F` only ([`McpSolver::allow_kept_jacobian`]). This is
@@ -227,8 +229,10 @@
 //! # Failure policy
 //!
 //! After the first step the warm start's loaded contacts have their cone rows measured in N·s
-//! ([`StepperSettings::cones_from_start`]); a warm start that does not solve so is solved
-//! again with the paper's rows. A (sub-)step whose solve does not converge from its warm start
+//! ([`StepperSettings::cones_from_start`]), and optionally its resting contacts their friction
+//! centred at the warm start's ([`StepperSettings::friction_centre_from_start`]); a warm start
+//! that does not solve so is solved again with the friction centred at zero, then with the
+//! paper's rows. A (sub-)step whose solve does not converge from its warm start
 //! is solved again from a cold start, then by continuation in the friction coefficient
 //! (`continuation`: first without friction, then with `μ` raised in stages, the last solve the
 //! step's own MCP), and only then retried as two half steps, recursively up to
@@ -321,6 +325,15 @@ pub struct StepperSettings {
     /// solve is most often a contact unloading within the step, whose friction the scaled
     /// row removes only by halving it (see `solve_step`). 60 by default.
     pub cones_normalised_after: usize,
+    /// The first solve from the warm start of every step after the first centres each resting
+    /// contact's friction (loaded, sticking, both points slower than `‖g‖ h`) at the warm
+    /// start's (the last solution's), as it centres its normal impulse, instead of at zero:
+    /// the least change of all its impulses (`solve_step`). A warm start not solved so is
+    /// solved again with the friction centred at zero before the paper's rows and the cold
+    /// start. Off by default: it settles resting structures (a pyramid's step then mostly
+    /// needs no Newton iteration) but lengthens hard steps elsewhere (README, "A resting
+    /// contact keeps its friction from step to step").
+    pub friction_centre_from_start: bool,
 }
 
 impl Default for StepperSettings {
@@ -339,6 +352,7 @@ impl Default for StepperSettings {
             cones_from_start: true,
             cones_normalised: false,
             cones_normalised_after: 60,
+            friction_centre_from_start: false,
         }
     }
 }
@@ -557,6 +571,9 @@ pub struct ImplicitStepper<S: Dynamics> {
     warm_z: Vec<f64>,
     /// Whether the last `solve_step` measured any cone row in N·s from its start.
     cones_scaled: bool,
+    /// Whether the last `solve_step` centred a resting contact's friction at its warm start's
+    /// (`friction_centre_from_start`).
+    friction_kept: bool,
     /// Continuation in `μ` (`continuation`): the active contacts' own friction, and the
     /// solution of the last stage that solved.
     stage_friction: Vec<Friction>,
@@ -713,6 +730,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             saved: Vec::new(),
             warm_z: Vec::new(),
             cones_scaled: false,
+            friction_kept: false,
             stage_friction: Vec::new(),
             stage_z: Vec::new(),
             applied: vec![0.0; nv],
@@ -1759,20 +1777,29 @@ impl<S: Dynamics> ImplicitStepper<S> {
         // search in halves, for a fraction of their cost (`tests/soak.rs`).
         let fallbacks = depth >= self.settings.max_halvings;
         // After the first step the warm start holds the last solution's impulses, and each
-        // loaded contact's cone row is measured in N·s by them (see `solve_step`); a warm
-        // start that does not solve so is solved again with the paper's rows, as it was
-        // before that scaling, and only then from a cold start.
-        let from_start = self.settings.cones_from_start && self.steps > 0;
+        // loaded contact's cone row is measured in N·s by them and, optionally, each resting
+        // contact's friction centred at them (see `solve_step`); a warm start that does not
+        // solve so is solved again with the friction centred at zero, then with the paper's
+        // rows, as it was before that scaling, and only then from a cold start.
+        let from_start = (self.settings.cones_from_start
+            || self.settings.friction_centre_from_start)
+            && self.steps > 0;
         if from_start {
             self.warm_z.clone_from(&self.z);
         }
-        let mut solve = self.solve_step(h, fallbacks, from_start);
+        let mut solve = self.solve_step(h, fallbacks, from_start, from_start);
         report.count(&solve);
         let tol = self.settings.solver.tolerance;
         let mut near = solve.residual <= NEAR_TOLERANCE * tol;
+        if !solve.converged() && self.friction_kept {
+            self.z.copy_from_slice(&self.warm_z);
+            solve = self.solve_step(h, fallbacks, from_start, false);
+            report.count(&solve);
+            near |= solve.residual <= NEAR_TOLERANCE * tol;
+        }
         if !solve.converged() && self.cones_scaled {
             self.z.copy_from_slice(&self.warm_z);
-            solve = self.solve_step(h, fallbacks, false);
+            solve = self.solve_step(h, fallbacks, false, false);
             report.count(&solve);
             near |= solve.residual <= NEAR_TOLERANCE * tol;
         }
@@ -1804,7 +1831,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
             self.cold_start_contacts();
             self.predict_closing_impulses(h, true);
             self.first_order = first_order;
-            solve = self.solve_step(h, fallbacks, false);
+            solve = self.solve_step(h, fallbacks, false, false);
             report.count(&solve);
             report.cold_starts += 1;
             near |= solve.residual <= NEAR_TOLERANCE * tol;
@@ -2248,8 +2275,17 @@ impl<S: Dynamics> ImplicitStepper<S> {
 
     /// Assembles and solves the MCP of a step of length `h` from the current state, leaving
     /// the solution in `self.z`: the proximal iteration of the module docs ("Well-posed
-    /// impulses"), centred first at the impulses the step starts from.
-    fn solve_step(&mut self, h: f64, fallbacks: bool, cones_from_start: bool) -> SolveReport {
+    /// impulses"), centred first at the impulses the step starts from. `warm_first` marks a
+    /// solve from the warm start of a step after the first, whose cone rows may be measured by
+    /// the warm start's impulses (`cones_from_start`), and `keep_friction` one whose resting
+    /// contacts' friction may be centred at them (`friction_centre_from_start`).
+    fn solve_step(
+        &mut self,
+        h: f64,
+        fallbacks: bool,
+        warm_first: bool,
+        keep_friction: bool,
+    ) -> SolveReport {
         self.forecast.start();
         self.prepare(h);
         // A joint friction's bound is an impulse over this (sub-)step.
@@ -2270,7 +2306,8 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let slot = &mut self.slots[k];
             let mut scale = 1.0;
-            if cones_from_start
+            if warm_first
+                && self.settings.cones_from_start
                 && slot.block.quasi_rigid().is_none()
                 && slot.block.kernel().friction().mu > 0.0
             {
@@ -2308,14 +2345,35 @@ impl<S: Dynamics> ImplicitStepper<S> {
             }
             self.joint_start.clear();
         }
-        // The first centre's friction is zero: a contact that separates in the step then
-        // has none (`p_k (σ + ε_f) = 0`), whatever it carried before.
+        // The first centre's friction is zero (in the retries everywhere): a contact that
+        // separates in the step then has none (`p_k (σ + ε_f) = 0`), whatever it carried
+        // before. With `friction_centre_from_start` a resting contact's friction stays centred
+        // at the warm start's: loaded, sticking, and both its points slower than gravity's
+        // speed over the step. At zero every step, a resting pyramid's impulses cycle through
+        // their continuum (the pyramid of 35: period four steps, loads ±25 %), and a contact
+        // the cycle takes to its cone's boundary costs hundreds of Newton iterations a step at
+        // `e_r = 0.3 m`. Moving contacts keep the zero centre: in the struck rows the warm
+        // start's friction was a worse first centre.
+        let keep_friction = keep_friction && self.settings.friction_centre_from_start;
+        let tol = self.settings.solver.tolerance;
+        let resting = S::norm(&self.scene.gravity).max(1.0) * h;
+        self.friction_kept = false;
         for &k in &self.active {
             let mut prox = *self.slots[k].block.kernel().proximal();
+            // `σ̄ ‖p̄‖`: the sliding term of the rows FR, `|e_k² μ p_n s_k|` at a solution.
+            let sliding =
+                prox.center[4] * prox.center[1..4].iter().map(|p| p * p).sum::<f64>().sqrt();
+            if keep_friction
+                && prox.center[0] > 0.0
+                && sliding <= NEAR_TOLERANCE * tol
+                && self.contact_point_speed(k) <= resting
+            {
+                self.friction_kept |= prox.center[1..4].iter().any(|&p| p != 0.0);
+                continue;
+            }
             prox.center[1..4].fill(0.0);
             self.slots[k].block.kernel_mut().set_proximal(prox);
         }
-        let tol = self.settings.solver.tolerance;
         // A first solve that runs long with the scaled rows goes on with the normalised
         // ones: in a struck row an impact passed along the bodies unloads contacts within
         // the step, and the scaled row halves their friction at each Newton iteration (the

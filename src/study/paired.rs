@@ -170,7 +170,8 @@ pub fn pair<S: Dynamics, E: From<StepperError>>(
 /// The first part of scenario `b` that differs from `a` where a paired comparison needs them
 /// equal: everything but the name, the description, the output section, the solver settings
 /// and the step's switchable settings (`simulation.energy_projection`, `gyroscopic`,
-/// `friction_continuation`, `cones_from_start`, `cones_normalised`, `cones_normalised_after`).
+/// `friction_continuation`, `cones_from_start`, `cones_normalised`, `cones_normalised_after`,
+/// `friction_centre_from_start`).
 /// `None` when they describe the same run.
 pub fn fixed_difference(a: &ScenarioFile, b: &ScenarioFile) -> Option<&'static str> {
     let (sa, sb) = (&a.simulation, &b.simulation);

@@ -44,7 +44,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         self.z.copy_from_slice(start);
         self.set_friction_fraction(0.0);
         self.predict_closing_impulses(h, false);
-        let mut total = self.solve_step(h, fallbacks, false);
+        let mut total = self.solve_step(h, fallbacks, false, false);
         let mut reached = 0.0;
         let mut increment = FIRST_INCREMENT;
         self.stage_z.clear();
@@ -52,7 +52,7 @@ impl<S: Dynamics> ImplicitStepper<S> {
         while total.converged() && reached < 1.0 {
             let fraction = (reached + increment).min(1.0);
             self.set_friction_fraction(fraction);
-            let report = self.solve_step(h, fallbacks, false);
+            let report = self.solve_step(h, fallbacks, false, false);
             total.accumulate(&report);
             total.residual = report.residual;
             total.wall_time += report.wall_time;

@@ -64,10 +64,9 @@ impl<S: Dynamics> ImplicitStepper<S> {
             // velocity gravity adds over the step (a body at rest on another closes by `g h²`
             // within it).
             let mut approach = 0.0;
-            for &(b, a, body, sign) in &sides {
-                if let Some(r) = self.layout.range(b) {
-                    let twist = Twist::<S>::from_slice(&self.z[r]);
-                    approach += sign * S::dot(&n, &twist.point_velocity(&(a - body.pose.position)));
+            for &(b, a, _, sign) in &sides {
+                if let Some(u) = self.point_velocity(b, &a) {
+                    approach += sign * S::dot(&n, &u);
                     if !cold {
                         approach += sign * h * S::dot(&n, &self.scene.gravity);
                     }
@@ -106,5 +105,25 @@ impl<S: Dynamics> ImplicitStepper<S> {
                 }
             }
         }
+    }
+
+    /// The velocity, at the twists in `z`, of the point `a` moving with body `b` (`None` for a
+    /// fixed body).
+    fn point_velocity(&self, b: usize, a: &S::Vector) -> Option<S::Vector> {
+        let r = self.layout.range(b)?;
+        let twist = Twist::<S>::from_slice(&self.z[r]);
+        Some(twist.point_velocity(&(*a - self.scene.bodies[b].pose.position)))
+    }
+
+    /// The larger of the speeds of contact `k`'s two points at the velocities in `z` (the warm
+    /// start's, the last step's end): below `‖g‖ h` the contact rests (see `solve_step`).
+    pub(super) fn contact_point_speed(&self, k: usize) -> f64 {
+        let slot = &self.slots[k];
+        let x = slot.local(&self.z);
+        let kernel = slot.block.kernel();
+        [(slot.body1, kernel.a1(x)), (slot.body2, kernel.a2(x))]
+            .into_iter()
+            .filter_map(|(b, a)| self.point_velocity(b, &S::vector_from_fn(|i| a[i])))
+            .fold(0.0, |speed, u| speed.max(S::norm(&u)))
     }
 }
