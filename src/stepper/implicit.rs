@@ -2361,11 +2361,10 @@ impl<S: Dynamics> ImplicitStepper<S> {
         for &k in &self.active {
             let mut prox = *self.slots[k].block.kernel().proximal();
             // `σ̄ ‖p̄‖`: the sliding term of the rows FR, `|e_k² μ p_n s_k|` at a solution.
-            let sliding =
-                prox.center[4] * prox.center[1..4].iter().map(|p| p * p).sum::<f64>().sqrt();
+            let sliding = |c: &[f64; 5]| c[4] * c[1..4].iter().map(|p| p * p).sum::<f64>().sqrt();
             if keep_friction
                 && prox.center[0] > 0.0
-                && sliding <= NEAR_TOLERANCE * tol
+                && sliding(&prox.center) <= NEAR_TOLERANCE * tol
                 && self.contact_point_speed(k) <= resting
             {
                 self.friction_kept |= prox.center[1..4].iter().any(|&p| p != 0.0);
