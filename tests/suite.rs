@@ -120,17 +120,27 @@ fn pyramid_of_ten_spheres_solves_every_step() {
 fn disc_pyramids_and_a_stack_solve_every_step() {
     for mu in [0.2, 0.3, 0.6] {
         for rows in [2, 3] {
-            let m = run(disc_pyramid(rows, mu).unwrap(), StepperSettings::default());
+            // With the friction centred at zero at the start of every step, the six discs'
+            // loads at μ = 0.6 cycle through their continuum until a contact reaches its
+            // cone and the bottom discs roll apart, a step that needs halving. Before the
+            // path search's second-order correction that was step 605 (6.05 s); the
+            // correction moved the cycle's phase, to step 197, and with the solver's
+            // tolerance anywhere from 0.95e-10 to 1.2e-10 to steps 141 to 197. Centred at the
+            // warm start's (`friction_centre_from_start`) the cycle is gone: the pyramid
+            // stands at each of those tolerances, its median step without a Newton
+            // iteration.
+            let settings = StepperSettings {
+                friction_centre_from_start: (rows, mu) == (3, 0.6),
+                ..StepperSettings::default()
+            };
+            let m = run(disc_pyramid(rows, mu).unwrap(), settings);
             let name = format!("disc pyramid of {rows} rows at mu = {mu}");
             assert_law(&name, &m);
             // The six discs at μ = 0.6 stand, sticking on every contact: a statically
-            // indeterminate step in each of the 200, median 4 (the target is 3).
-            // While the ground's separated pairs with the upper discs took part, the solves
-            // took the bottom discs rolling apart instead (median 1): both pass the law, the
-            // frictional step's velocities are not unique here.
-            let bound = if (rows, mu) == (3, 0.6) { 4 } else { 3 };
+            // indeterminate step in each of the 200. Rolling apart passes the law as well:
+            // the frictional step's velocities are not unique here.
             assert!(
-                median(&m.iterations) <= bound,
+                median(&m.iterations) <= 3,
                 "{name}: median {}",
                 median(&m.iterations)
             );

@@ -32,6 +32,10 @@
 //!   linearisation's error in it: a friction cone row of a sticking contact is curved
 //!   (`μ²p_n² − ‖p‖²`), off by the square of the step along the impulses' continuum, and that
 //!   error, not a residual of the problem, held the search to short steps.
+//! * **Second-order correction.** A Newton point the test refuses is first corrected by one
+//!   more Newton step from there, on the same Jacobian damped by `λI` and the active set of
+//!   the path's end, and taken if that passes the test (the Maratos effect of a curved row on
+//!   a near-singular linearisation; see `PathSolver::second_order_correction`).
 //! * **Non-monotone watchdog.** `R` is the largest of the last `nms_memory` accepted merit values;
 //!   after `watchdog_steps` steps without a new best point the search returns to the best point
 //!   (the checkpoint) and continues monotonically (`R` = current merit) until it improves on it.
@@ -97,6 +101,11 @@ pub struct PathSolver {
     xt: Vec<f64>,
     zt: Vec<f64>,
     ft: Vec<f64>,
+    // The iterate, kept aside while a second-order correction works at the trial point.
+    zs: Vec<f64>,
+    fs: Vec<f64>,
+    /// Added to the diagonal of `J_FF` by `factor_free` (the second-order correction's `λ`).
+    damping: f64,
     // Checkpoint (best point).
     xb: Vec<f64>,
     zb: Vec<f64>,
@@ -270,6 +279,8 @@ impl PathSolver {
             &mut self.xt,
             &mut self.zt,
             &mut self.ft,
+            &mut self.zs,
+            &mut self.fs,
             &mut self.xb,
             &mut self.zb,
             &mut self.fb,
@@ -741,18 +752,21 @@ impl PathSolver {
             self.zt.copy_from_slice(&self.xt);
             project(&mut self.zt, &self.lower, &self.upper);
             let trial = if Self::eval_f(problem, &self.zt, &mut self.ft, report) {
-                let mut s = 0.0;
-                for i in 0..n {
-                    let ri = self.ft[i]
-                        - bound_slack(self.lower[i], self.upper[i], self.zt[i], self.ft[i]);
-                    s += ri * ri;
-                }
-                s.sqrt()
+                self.trial_merit()
             } else {
                 f64::INFINITY
             };
             if trial <= (1.0 - settings.sufficient_decrease * tau) * reference {
                 accepted = Some(trial);
+                break;
+            }
+            if tau == t_end
+                && !truncated
+                && settings.second_order_correction
+                && let Some(corrected) =
+                    self.second_order_correction(problem, reference, settings, report)
+            {
+                accepted = Some(corrected);
                 break;
             }
             tau *= settings.backtrack;
@@ -805,6 +819,77 @@ impl PathSolver {
             }
         }
         None
+    }
+
+    /// A second-order correction of the Newton point `zt` (`ft = F(zt)`) that the path search
+    /// refused: one more Newton step from there on this iteration's Jacobian, damped by
+    /// `correction_damping`, on the active set of the path's end; taken if it passes the
+    /// whole step's sufficient-decrease test against `reference`. `Some(merit)` leaves the
+    /// corrected point in `zt`, `ft`.
+    ///
+    /// This is the Maratos effect of constrained optimisation. Along a continuum of impulses
+    /// the Jacobian is near-singular, so a residual of 1e-9 asks for a Newton step of 1e-3 to
+    /// 1e-2 N·s along it. That step can take a sticking contact's friction to its cone's
+    /// boundary, where the cone row's curvature `−‖Δp‖²` is off by far more than the merit it
+    /// was to lower. The search then crept at an eighth of the path (the pyramid of 35's cold
+    /// step: 40 to 180 Newton iterations in each proximal re-solve). The correction puts the
+    /// friction back on the cone to second order. Undamped, it would travel the near-null
+    /// directions as far again, since the curvature's residual has a part along them (a
+    /// merit of 6e-2 from 1e-8).
+    fn second_order_correction<P: McpProblem + ?Sized>(
+        &mut self,
+        problem: &mut P,
+        reference: f64,
+        settings: &PathSettings,
+        report: &mut SolveReport,
+    ) -> Option<f64> {
+        let n = self.n;
+        for i in 0..n {
+            let (l, u, x) = (self.lower[i], self.upper[i], self.xt[i]);
+            self.active[i] = if l == u || x <= l {
+                -1
+            } else if x >= u {
+                1
+            } else {
+                0
+            };
+        }
+        // The crash's Newton step works at `z`, `f`: the trial goes there for it, the
+        // iterate aside.
+        self.zs.copy_from_slice(&self.z);
+        self.fs.copy_from_slice(&self.f);
+        self.z.copy_from_slice(&self.zt);
+        self.f.copy_from_slice(&self.ft);
+        self.free_set_and_bound_moves();
+        self.damping = settings.correction_damping;
+        let factored = self.factor_free();
+        self.damping = 0.0;
+        // A damped factorisation is not `J_FF`: no simplified Newton step may use it.
+        self.kept = false;
+        if factored {
+            self.newton_direction();
+            for i in 0..n {
+                self.zt[i] = self.z[i] + self.dir[i];
+            }
+            project(&mut self.zt, &self.lower, &self.upper);
+        }
+        std::mem::swap(&mut self.z, &mut self.zs);
+        std::mem::swap(&mut self.f, &mut self.fs);
+        if !factored || !Self::eval_f(problem, &self.zt, &mut self.ft, report) {
+            return None;
+        }
+        let merit = self.trial_merit();
+        (merit <= (1.0 - settings.sufficient_decrease) * reference).then_some(merit)
+    }
+
+    /// The merit `Φ(zt)` of the trial point (`ft = F(zt)`).
+    fn trial_merit(&self) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.n {
+            let ri = self.ft[i] - bound_slack(self.lower[i], self.upper[i], self.zt[i], self.ft[i]);
+            s += ri * ri;
+        }
+        s.sqrt()
     }
 
     /// The proximal term after an accepted step of length `tau` along a path that ended at
@@ -1161,6 +1246,7 @@ impl PathSolver {
                 for (b, &i) in buf[c * nf..(c + 1) * nf].iter_mut().zip(&self.free) {
                     *b = col[i];
                 }
+                buf[c * nf + c] += self.damping;
             }
             return self.lu.factor();
         }
@@ -1177,6 +1263,7 @@ impl PathSolver {
             }
         }
         let (jac, free, local) = (&self.sjac, &self.free, &self.local);
+        let damping = self.damping;
         self.slu.factor(
             nf,
             &self.sub_order,
@@ -1185,7 +1272,8 @@ impl PathSolver {
                 for (&i, &x) in r.iter().zip(v) {
                     if local[i] != usize::MAX {
                         rows.push(local[i]);
-                        vals.push(x);
+                        // The pattern holds every diagonal entry.
+                        vals.push(if local[i] == c { x + damping } else { x });
                     }
                 }
             },
@@ -1315,6 +1403,49 @@ mod tests {
         assert!(r.converged(), "{r}");
         assert_eq!(r.major_iterations, 1, "{r}");
         assert_eq!(z, [1.0, 0.0]);
+    }
+
+    /// The Maratos effect on a continuum: `x² + y² − 1 = 0` beside `ε (y − c) = 0`, a row
+    /// whose weight `ε = 1e-3` makes `y` a near-null direction (as a proximal weight makes a
+    /// continuum of impulses). From `(1, 0)` the Newton point `(1, c)` is off the circle by
+    /// `c² = 1e-2`, a hundred times the merit `ε c` it was to lower, and every shorter step
+    /// along the path is off by its square: without the correction the search creeps.
+    /// Corrected, the point is `(1 − c²/2, c)`, off by `c⁴/4`, and taken: 3 major iterations
+    /// against 45.
+    #[test]
+    fn a_refused_newton_point_is_corrected_to_second_order() {
+        let (eps, c) = (1e-3, 0.1);
+        let mut p = ClosureMcp::new(
+            vec![f64::NEG_INFINITY; 2],
+            vec![f64::INFINITY; 2],
+            |z: &[f64], f: &mut [f64]| {
+                f[0] = z[0] * z[0] + z[1] * z[1] - 1.0;
+                f[1] = eps * (z[1] - c);
+            },
+            |z: &[f64], j: &mut DenseJacobian| {
+                j.fill(0.0);
+                j[(0, 0)] = 2.0 * z[0];
+                j[(0, 1)] = 2.0 * z[1];
+                j[(1, 1)] = eps;
+            },
+        )
+        .unwrap();
+        let mut solve = |second_order_correction| {
+            let settings = PathSettings {
+                crash_iteration_limit: 0,
+                second_order_correction,
+                ..PathSettings::default()
+            };
+            let mut z = [1.0, 0.0];
+            let r = PathSolver::default().solve(&mut p, &mut z, 1e-12, &settings);
+            (r, z)
+        };
+        let (r, z) = solve(true);
+        assert!(r.converged(), "{r}");
+        assert!(r.major_iterations <= 4, "{r}");
+        assert!((z[1] - c).abs() < 1e-9 && (z[0] - (1.0 - c * c).sqrt()).abs() < 1e-12);
+        let (r, _) = solve(false);
+        assert!(r.major_iterations > 20, "{r}");
     }
 
     #[test]

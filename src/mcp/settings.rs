@@ -63,6 +63,14 @@ pub struct PathSettings {
     pub proximal_initial: f64,
     /// Largest proximal perturbation.
     pub proximal_max: f64,
+    /// Whether a Newton point the path search refuses gets a second-order correction first
+    /// (see `PathSolver::second_order_correction`).
+    pub second_order_correction: bool,
+    /// The diagonal `λ` added to the Jacobian for the second-order correction: larger than
+    /// the weights of the linearisation's near-null directions (the stepper's proximal
+    /// weights on a continuum of impulses, `α g h` ≈ 1e-7), so that the correction does not
+    /// travel along them, and far below its regular scale.
+    pub correction_damping: f64,
     /// Restarts with changed settings when the solve stalls.
     pub restart_limit: usize,
     /// Problems of at least this many variables whose Jacobian pattern is known
@@ -87,6 +95,8 @@ impl Default for PathSettings {
             min_step: 1e-12,
             proximal_initial: 1e-2,
             proximal_max: 1e4,
+            second_order_correction: true,
+            correction_damping: 1e-4,
             restart_limit: 3,
             sparse_threshold: 100,
         }
@@ -127,6 +137,11 @@ impl PathSettings {
             self.proximal_initial > 0.0 && self.proximal_initial <= self.proximal_max,
             "path.proximal_initial",
             "must be positive and at most proximal_max",
+        )?;
+        check(
+            self.correction_damping.is_finite() && self.correction_damping >= 0.0,
+            "path.correction_damping",
+            "must be finite and ≥ 0",
         )?;
         Ok(())
     }
