@@ -255,6 +255,18 @@ fn bound_slack(l: f64, u: f64, z: f64, f: f64) -> f64 {
 }
 
 /// Ends a solve: residual, time.
+/// The bound a variable of box `[l, u]` is held at for `y` (a normal-map point, or `z − F`):
+/// −1 the lower (and a fixed variable), 1 the upper, 0 free.
+fn bound_side(l: f64, u: f64, y: f64) -> i8 {
+    if l == u || y <= l {
+        -1
+    } else if y >= u {
+        1
+    } else {
+        0
+    }
+}
+
 fn done(report: &mut SolveReport, status: Status, residual: f64, t0: Instant) -> SolveReport {
     report.status = status;
     report.residual = residual;
@@ -845,14 +857,7 @@ impl PathSolver {
     ) -> Option<f64> {
         let n = self.n;
         for i in 0..n {
-            let (l, u, x) = (self.lower[i], self.upper[i], self.xt[i]);
-            self.active[i] = if l == u || x <= l {
-                -1
-            } else if x >= u {
-                1
-            } else {
-                0
-            };
+            self.active[i] = bound_side(self.lower[i], self.upper[i], self.xt[i]);
         }
         // The crash's Newton step works at `z`, `f`: the trial goes there for it, the
         // iterate aside.
@@ -1121,14 +1126,7 @@ impl PathSolver {
         let mut changes = 0;
         for i in 0..self.n {
             let (l, u) = (self.lower[i], self.upper[i]);
-            let y = self.z[i] - self.f[i];
-            let a = if l == u || y <= l {
-                -1
-            } else if y >= u {
-                1
-            } else {
-                0
-            };
+            let a = bound_side(l, u, self.z[i] - self.f[i]);
             if a != self.active[i] {
                 changes += 1;
             }
