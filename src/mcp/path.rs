@@ -254,7 +254,6 @@ fn bound_slack(l: f64, u: f64, z: f64, f: f64) -> f64 {
     }
 }
 
-/// Ends a solve: residual, time.
 /// The bound a variable of box `[l, u]` is held at for `y` (a normal-map point, or `z − F`):
 /// −1 the lower (and a fixed variable), 1 the upper, 0 free.
 fn bound_side(l: f64, u: f64, y: f64) -> i8 {
@@ -267,6 +266,7 @@ fn bound_side(l: f64, u: f64, y: f64) -> i8 {
     }
 }
 
+/// Ends a solve: residual, time.
 fn done(report: &mut SolveReport, status: Status, residual: f64, t0: Instant) -> SolveReport {
     report.status = status;
     report.residual = residual;
@@ -846,7 +846,7 @@ impl PathSolver {
     /// 1e-2 N·s along it. That step can take a sticking contact's friction to its cone's
     /// boundary, where the cone row's curvature `−‖Δp‖²` is off by far more than the merit it
     /// was to lower. The search then crept at an eighth of the path (the pyramid of 35's cold
-    /// step: 40 to 180 Newton iterations in each proximal re-solve). The correction puts the
+    /// step: 11 to 186 Newton iterations in each proximal re-solve). The correction puts the
     /// friction back on the cone to second order. Undamped, it would travel the near-null
     /// directions as far again, since the curvature's residual has a part along them (a
     /// merit of 6e-2 from 1e-8).
