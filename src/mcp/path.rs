@@ -104,8 +104,6 @@ pub struct PathSolver {
     // The iterate, kept aside while a second-order correction works at the trial point.
     zs: Vec<f64>,
     fs: Vec<f64>,
-    /// Added to the diagonal of `J_FF` by `factor_free` (the second-order correction's `λ`).
-    damping: f64,
     // Checkpoint (best point).
     xb: Vec<f64>,
     zb: Vec<f64>,
@@ -867,10 +865,8 @@ impl PathSolver {
         self.z.copy_from_slice(&self.zt);
         self.f.copy_from_slice(&self.ft);
         self.free_set_and_bound_moves();
-        self.damping = settings.correction_damping;
-        let factored = self.factor_free();
-        self.damping = 0.0;
         // A damped factorisation is not `J_FF`: no simplified Newton step may use it.
+        let factored = self.factor_free_inner(settings.correction_damping);
         self.kept = false;
         if factored {
             self.newton_direction();
@@ -1231,11 +1227,12 @@ impl PathSolver {
     /// Factorises `J_FF`, the Jacobian restricted to the free variables of the crash; false
     /// if singular.
     fn factor_free(&mut self) -> bool {
-        self.kept = self.factor_free_inner();
+        self.kept = self.factor_free_inner(0.0);
         self.kept
     }
 
-    fn factor_free_inner(&mut self) -> bool {
+    /// Factorises `J_FF + damping I`; false if singular.
+    fn factor_free_inner(&mut self, damping: f64) -> bool {
         let nf = self.free.len();
         if !self.sparse {
             let buf = self.lu.buffer(nf);
@@ -1245,7 +1242,7 @@ impl PathSolver {
                 for (b, &i) in buf[c * nf..(c + 1) * nf].iter_mut().zip(&self.free) {
                     *b = col[i];
                 }
-                buf[c * nf + c] += self.damping;
+                buf[c * nf + c] += damping;
             }
             return self.lu.factor();
         }
@@ -1262,7 +1259,6 @@ impl PathSolver {
             }
         }
         let (jac, free, local) = (&self.sjac, &self.free, &self.local);
-        let damping = self.damping;
         self.slu.factor(
             nf,
             &self.sub_order,
