@@ -14,7 +14,7 @@
 //!
 //! The pivoting engine is shared with the path search ([`super::PathSolver`]).
 
-use super::pivot::{Affine, MatRef, Outcome, Pivoter, Start};
+use super::pivot::{Affine, MatRef, Outcome, Pivoter, Start, TraceLimits};
 use super::{LinearMcp, SolveReport, SolverKind, Status, natural_residual, validate_bounds};
 use nalgebra::DMatrix;
 use std::time::Instant;
@@ -170,7 +170,11 @@ impl Lemke {
             &self.w0,
             &self.start,
             false,
-            self.settings.pivot_limit,
+            TraceLimits {
+                pivots: self.settings.pivot_limit,
+                // Lemke's covering variable may rise and fall on its way to zero.
+                behind_start: usize::MAX,
+            },
         );
         report.pivots = self.pivoter.pivots;
         report.major_iterations = 1;
@@ -187,7 +191,7 @@ impl Lemke {
             Outcome::Solved if report.residual <= self.settings.tolerance => Status::Converged,
             Outcome::Solved | Outcome::Singular => Status::Singular,
             Outcome::Ray => Status::RayTermination,
-            Outcome::PivotLimit => Status::IterationLimit,
+            Outcome::PivotLimit | Outcome::BehindStart => Status::IterationLimit,
         };
         finish(&mut report, t0)
     }

@@ -32,6 +32,10 @@
 //!   linearisation's error in it: a friction cone row of a sticking contact is curved
 //!   (`μ²p_n² − ‖p‖²`), off by the square of the step along the impulses' continuum, and that
 //!   error, not a residual of the problem, held the search to short steps.
+//! * **A path behind its start.** A trace whose path has risen above its start (`s > 1`,
+//!   `t < 0`) for `pivots_behind_start` pivots in one excursion ends at its best point, and
+//!   the search goes along that prefix: such a path turns through bases of the wrong
+//!   orientation, and in large scenes mostly closes into a loop or wanders to the pivot limit.
 //! * **Second-order correction.** A Newton point the test refuses is first corrected by one
 //!   more Newton step from there, on the same Jacobian damped by `λI` and the active set of
 //!   the path's end, and taken if that passes the test (the Maratos effect of a curved row on
@@ -53,7 +57,7 @@
 //! Convergence is declared on the natural residual `‖z − π(z − F(z))‖∞ ≤ tol` of `z = π(x)`.
 
 use super::dense::Lu;
-use super::pivot::{Affine, MatRef, Outcome, Pivoter, Start};
+use super::pivot::{Affine, MatRef, Outcome, Pivoter, Start, TraceLimits};
 use super::sparse::{SparseJacobian, SparseLu, minimum_degree};
 use super::{
     McpProblem, PathSettings, SolveReport, SolverKind, Status, check_input, natural_residual,
@@ -713,7 +717,10 @@ impl PathSolver {
                 &self.w0,
                 &self.start,
                 true,
-                settings.pivot_limit,
+                TraceLimits {
+                    pivots: settings.pivot_limit,
+                    behind_start: settings.pivots_behind_start,
+                },
             );
             report.pivots += self.pivoter.pivots;
             let t_end = 1.0 - self.pivoter.s;
@@ -725,6 +732,7 @@ impl PathSolver {
                 // a tiny step, and the attempt then creeps with ε falling back into the
                 // singularity at every accepted step. A stronger proximal term is tried instead.
                 Outcome::PivotLimit => t_end > settings.min_step && !self.pivoter.cycled,
+                Outcome::BehindStart => t_end > settings.min_step,
                 Outcome::Singular => false,
             };
             if usable {

@@ -100,8 +100,21 @@ pub(crate) enum Outcome {
     Ray,
     /// The pivot limit was reached.
     PivotLimit,
+    /// One excursion of the path behind its start (`s > s0`) took the pivots allowed (see
+    /// [`TraceLimits::behind_start`]); it ends at its best point.
+    BehindStart,
     /// The basis became numerically singular.
     Singular,
+}
+
+/// When a trace gives up before `s` reaches zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TraceLimits {
+    /// Pivots allowed in the trace ([`Outcome::PivotLimit`]).
+    pub pivots: usize,
+    /// Pivots allowed in one excursion of the path behind its start, `s > s0`
+    /// ([`Outcome::BehindStart`]; `usize::MAX`: any).
+    pub behind_start: usize,
 }
 
 /// The workspace of the pivoting engine; reused between traces.
@@ -764,7 +777,7 @@ impl Pivoter {
         w0: &[f64],
         start: &[Start],
         record: bool,
-        pivot_limit: usize,
+        limits: TraceLimits,
     ) -> Outcome {
         let n = a.q.len();
         self.resize(n);
@@ -810,11 +823,23 @@ impl Pivoter {
 
         let mut entering = Var::S;
         let mut dir = -1.0f64;
+        // The pivot at which the path last went behind its start (NONE: it is not behind).
+        let mut behind_since = NONE;
         loop {
-            if self.pivots >= pivot_limit {
+            if self.pivots >= limits.pivots {
                 self.extract(a);
                 self.keep_best_prefix(record);
                 return Outcome::PivotLimit;
+            }
+            // `self.s` is the value at the last breakpoint (`record` extracts it).
+            if self.s > s0 {
+                behind_since = behind_since.min(self.pivots);
+                if self.pivots - behind_since >= limits.behind_start {
+                    self.keep_best_prefix(record);
+                    return Outcome::BehindStart;
+                }
+            } else {
+                behind_since = NONE;
             }
             // Loop detection. The pivot rule (ratio test, lexicographic ties) is a function of
             // the state, so a trace that returns to a visited state repeats the same loop until
@@ -1114,7 +1139,11 @@ mod tests {
                 upper: &upper,
                 d: &d,
             };
-            pivoter.trace(&affine, s0, &z0, &w0, &start, false, 200);
+            let limits = TraceLimits {
+                pivots: 200,
+                behind_start: usize::MAX,
+            };
+            pivoter.trace(&affine, s0, &z0, &w0, &start, false, limits);
             // Every `w_i` basic, every `z_i` at its lower bound.
             let start_key = (0..n).fold(0, |h, i| h ^ state_key(3, i));
             assert_eq!(
@@ -1126,5 +1155,66 @@ mod tests {
         }
         // The traces pivot (not a test of empty traces).
         assert!(pivots > 200, "{pivots} pivots");
+    }
+
+    /// Lemke-type traces on random problems without diagonal dominance, whose covering
+    /// variable often rises above its start: with an allowance of `k` pivots behind the start,
+    /// the trace ends `k` pivots into its first excursion behind it, at the best point of the
+    /// path traced so far, which is the unlimited trace's path up to that point.
+    #[test]
+    fn a_path_behind_its_start_ends_after_its_allowance() {
+        let mut seed = 0xBE41_u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        let mut pivoter = Pivoter::default();
+        let mut checked = 0;
+        for trial in 0..200 {
+            let n = 3 + trial % 6;
+            let m = DMatrix::from_fn(n, n, |_, _| next());
+            let q: Vec<f64> = (0..n).map(|_| 3.0 * next()).collect();
+            let (lower, upper) = (vec![0.0; n], vec![f64::INFINITY; n]);
+            let z0 = lower.clone();
+            let d = vec![1.0; n];
+            let s0 = 1.0 + q.iter().fold(0.0f64, |a, &v| a.max(-v));
+            let w0: Vec<f64> = q.iter().map(|v| v + s0).collect();
+            let start = vec![Start::AtLower; n];
+            let affine = Affine {
+                m: MatRef::Dense(&m),
+                q: &q,
+                lower: &lower,
+                upper: &upper,
+                d: &d,
+            };
+            let mut limits = TraceLimits {
+                pivots: 200,
+                behind_start: usize::MAX,
+            };
+            pivoter.trace(&affine, s0, &z0, &w0, &start, true, limits);
+            // `path_s[k]`: `s` after `k` pivots.
+            let path_s = pivoter.path_s.clone();
+            let Some(first) = path_s.iter().position(|&s| s > s0) else {
+                continue;
+            };
+            for allowance in [0, 2] {
+                let end = first + allowance;
+                if end >= path_s.len() || path_s[first..=end].iter().any(|&s| s <= s0) {
+                    continue;
+                }
+                limits.behind_start = allowance;
+                let outcome = pivoter.trace(&affine, s0, &z0, &w0, &start, true, limits);
+                assert_eq!(outcome, Outcome::BehindStart, "trial {trial}");
+                assert_eq!(pivoter.pivots, end, "trial {trial}");
+                let best = (0..=end).fold(0, |b, k| if path_s[k] < path_s[b] { k } else { b });
+                assert_eq!(pivoter.path_s, path_s[..=best], "trial {trial}");
+                assert_eq!(pivoter.s, path_s[best], "trial {trial}");
+                checked += 1;
+            }
+        }
+        // Enough excursions behind the start to test (not a test of paths that never turn).
+        assert!(checked >= 10, "{checked} excursions checked");
     }
 }

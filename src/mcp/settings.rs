@@ -40,6 +40,14 @@ pub struct PathSettings {
     /// near-singular linearisation (a pile's or a struck row's continuum of impulses), where
     /// the next linearisation, at a better point, serves better.
     pub pivot_limit: usize,
+    /// Pivots a trace may take in one excursion behind its start, where the path parameter
+    /// `t = 1 − s` has fallen below 0 (`usize::MAX`: any). The trace then ends at its best
+    /// point, as at the pivot limit. A path goes behind its start only through a basis of
+    /// the wrong orientation (a near-singular linearisation): short excursions often come
+    /// back to the Newton point, long ones in a large pile mostly close into loops or reach
+    /// the pivot limit, at the cost of a solve with the sparse factors per pivot (README,
+    /// "A Newton path behind its start gets 50 pivots").
+    pub pivots_behind_start: usize,
     /// Pivots allowed over the whole solve, at least (PATH's `cumulative_iteration_limit`).
     pub cumulative_pivot_limit: usize,
     /// Pivots allowed over the whole solve, per variable (at least `cumulative_pivot_limit` in
@@ -86,6 +94,7 @@ impl Default for PathSettings {
             crash_iteration_limit: 50,
             crash_nbchange_limit: 0,
             pivot_limit: 1_000,
+            pivots_behind_start: 50,
             cumulative_pivot_limit: 10_000,
             pivot_budget_per_variable: 2,
             nms_memory: 10,
