@@ -1102,19 +1102,68 @@ fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
 mod tests {
     use super::*;
 
+    /// A Lemke-type start on the box problem `(m, q, [lower, upper])`: every `z_i` at its
+    /// lower bound, `d = 1`, and `s0` large enough that every `w_i` is at least 1.
+    struct LemkeStart {
+        m: DMatrix<f64>,
+        q: Vec<f64>,
+        lower: Vec<f64>,
+        upper: Vec<f64>,
+        d: Vec<f64>,
+        w0: Vec<f64>,
+        s0: f64,
+        start: Vec<Start>,
+    }
+
+    impl LemkeStart {
+        fn new(m: DMatrix<f64>, q: Vec<f64>, lower: Vec<f64>, upper: Vec<f64>) -> Self {
+            let n = q.len();
+            let mz: Vec<f64> = (0..n)
+                .map(|i| q[i] + (0..n).map(|j| m[(i, j)] * lower[j]).sum::<f64>())
+                .collect();
+            let s0 = 1.0 + mz.iter().fold(0.0f64, |a, &v| a.max(-v));
+            Self {
+                w0: mz.iter().map(|v| v + s0).collect(),
+                d: vec![1.0; n],
+                start: vec![Start::AtLower; n],
+                s0,
+                m,
+                q,
+                lower,
+                upper,
+            }
+        }
+
+        fn trace(&self, pivoter: &mut Pivoter, record: bool, limits: TraceLimits) -> Outcome {
+            let affine = Affine {
+                m: MatRef::Dense(&self.m),
+                q: &self.q,
+                lower: &self.lower,
+                upper: &self.upper,
+                d: &self.d,
+            };
+            let (z0, w0, start) = (&self.lower, &self.w0, &self.start);
+            pivoter.trace(&affine, self.s0, z0, w0, start, record, limits)
+        }
+    }
+
+    /// Uniform numbers in `[-1, 1)` from a fixed seed (a linear congruential generator).
+    fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
+        }
+    }
+
     /// Lemke-type traces (`z = l`, `d = 1`, `s0` large enough that the start is feasible) on
     /// random box problems: the loop detector's key of the basis, kept up to date pivot by
     /// pivot from the start's, equals the key computed from scratch at the end of every trace,
     /// whichever way it ended (the debug builds also check it before every pivot).
     #[test]
     fn the_incremental_basis_key_matches_the_key_from_scratch() {
-        let mut seed = 0x5EED_u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut next = uniform(0x5EED);
         let mut pivoter = Pivoter::default();
         let mut pivots = 0;
         for trial in 0..40 {
@@ -1124,26 +1173,11 @@ mod tests {
             // Finite boxes on every other trial, so bound flips are traced too.
             let lower = vec![if trial % 2 == 0 { 0.0 } else { -1.0 }; n];
             let upper = vec![if trial % 2 == 0 { f64::INFINITY } else { 1.0 }; n];
-            let z0 = lower.clone();
-            let d = vec![1.0; n];
-            let mz: Vec<f64> = (0..n)
-                .map(|i| q[i] + (0..n).map(|j| m[(i, j)] * z0[j]).sum::<f64>())
-                .collect();
-            let s0 = 1.0 + mz.iter().fold(0.0f64, |a, &v| a.max(-v));
-            let w0: Vec<f64> = mz.iter().map(|v| v + s0).collect();
-            let start = vec![Start::AtLower; n];
-            let affine = Affine {
-                m: MatRef::Dense(&m),
-                q: &q,
-                lower: &lower,
-                upper: &upper,
-                d: &d,
-            };
             let limits = TraceLimits {
                 pivots: 200,
                 behind_start: usize::MAX,
             };
-            pivoter.trace(&affine, s0, &z0, &w0, &start, false, limits);
+            LemkeStart::new(m, q, lower, upper).trace(&mut pivoter, false, limits);
             // Every `w_i` basic, every `z_i` at its lower bound.
             let start_key = (0..n).fold(0, |h, i| h ^ state_key(3, i));
             assert_eq!(
@@ -1163,37 +1197,20 @@ mod tests {
     /// path traced so far, which is the unlimited trace's path up to that point.
     #[test]
     fn a_path_behind_its_start_ends_after_its_allowance() {
-        let mut seed = 0xBE41_u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut next = uniform(0xBE41);
         let mut pivoter = Pivoter::default();
         let mut checked = 0;
         for trial in 0..200 {
             let n = 3 + trial % 6;
             let m = DMatrix::from_fn(n, n, |_, _| next());
             let q: Vec<f64> = (0..n).map(|_| 3.0 * next()).collect();
-            let (lower, upper) = (vec![0.0; n], vec![f64::INFINITY; n]);
-            let z0 = lower.clone();
-            let d = vec![1.0; n];
-            let s0 = 1.0 + q.iter().fold(0.0f64, |a, &v| a.max(-v));
-            let w0: Vec<f64> = q.iter().map(|v| v + s0).collect();
-            let start = vec![Start::AtLower; n];
-            let affine = Affine {
-                m: MatRef::Dense(&m),
-                q: &q,
-                lower: &lower,
-                upper: &upper,
-                d: &d,
-            };
+            let problem = LemkeStart::new(m, q, vec![0.0; n], vec![f64::INFINITY; n]);
+            let s0 = problem.s0;
             let mut limits = TraceLimits {
                 pivots: 200,
                 behind_start: usize::MAX,
             };
-            pivoter.trace(&affine, s0, &z0, &w0, &start, true, limits);
+            problem.trace(&mut pivoter, true, limits);
             // `path_s[k]`: `s` after `k` pivots.
             let path_s = pivoter.path_s.clone();
             let Some(first) = path_s.iter().position(|&s| s > s0) else {
@@ -1205,7 +1222,7 @@ mod tests {
                     continue;
                 }
                 limits.behind_start = allowance;
-                let outcome = pivoter.trace(&affine, s0, &z0, &w0, &start, true, limits);
+                let outcome = problem.trace(&mut pivoter, true, limits);
                 assert_eq!(outcome, Outcome::BehindStart, "trial {trial}");
                 assert_eq!(pivoter.pivots, end, "trial {trial}");
                 let best = (0..=end).fold(0, |b, k| if path_s[k] < path_s[b] { k } else { b });
