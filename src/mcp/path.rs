@@ -88,6 +88,10 @@ pub struct PathSolver {
     /// still has to choose between the two (see `choose_order`).
     unstaged_order: Vec<usize>,
     order_to_choose: bool,
+    /// The size at which the two orders were last measured (0: never), and whether the
+    /// staged one won: a pattern within a tenth of that size keeps the choice unmeasured.
+    chosen_at: usize,
+    chose_staged: bool,
     slu: SparseLu,
     /// Crash workspace: local index of each free variable, the restricted order.
     local: Vec<usize>,
@@ -358,7 +362,8 @@ impl PathSolver {
 
     /// Keeps the staged order of the pattern (see [`SparseJacobian::set_stages`]) or the
     /// unstaged one, whichever factorises the first Jacobian of the pattern in fewer
-    /// multiply-adds. The staged order pivots a saddle-point problem on its own rows; the
+    /// multiply-adds (a new pattern within a tenth of the size of the last one measured keeps
+    /// that choice unmeasured, see `begin`). The staged order pivots a saddle-point problem on its own rows; the
     /// unstaged one plans less fill but its plan does not survive the pivoting, and which
     /// costs less depends on the contact graph: in a pile of 100 spheres (about two contacts
     /// per body) the staged factors are cheaper, in the pyramid of 35 (where a sphere rests
@@ -383,7 +388,9 @@ impl PathSolver {
         };
         let staged = cost(&self.order);
         let unstaged = cost(&self.unstaged_order);
-        if unstaged < staged {
+        self.chosen_at = n;
+        self.chose_staged = unstaged >= staged;
+        if !self.chose_staged {
             std::mem::swap(&mut self.order, &mut self.unstaged_order);
         }
         // The trials overwrote the crash's factorisation.
@@ -481,8 +488,13 @@ impl PathSolver {
             self.kept = false;
         }
         if new_pattern {
-            self.order = minimum_degree(&self.sjac, true);
-            self.order_to_choose = self.sjac.has_stages();
+            // A scene's contacts come and go a few at a time, and which order factorises
+            // cheaper changes with the shape of its contact graph, not with each contact: the
+            // two are measured again once the size has moved by a tenth.
+            let staged = self.sjac.has_stages();
+            let near = self.chosen_at.abs_diff(n) * 10 <= self.chosen_at;
+            self.order_to_choose = staged && !near;
+            self.order = minimum_degree(&self.sjac, staged && (!near || self.chose_staged));
             if self.order_to_choose {
                 self.unstaged_order = minimum_degree(&self.sjac, false);
             }
