@@ -363,11 +363,12 @@ impl PathSolver {
     /// Keeps the staged order of the pattern (see [`SparseJacobian::set_stages`]) or the
     /// unstaged one, whichever factorises the first Jacobian of the pattern in fewer
     /// multiply-adds (a new pattern within a tenth of the size of the last one measured keeps
-    /// that choice unmeasured, see `begin`). The staged order pivots a saddle-point problem on its own rows; the
-    /// unstaged one plans less fill but its plan does not survive the pivoting, and which
-    /// costs less depends on the contact graph: in a pile of 100 spheres (about two contacts
-    /// per body) the staged factors are cheaper, in the pyramid of 35 (where a sphere rests
-    /// on three and carries up to three, each twist joining them all) the unstaged ones.
+    /// that choice unmeasured, see `begin`). The staged order pivots a saddle-point problem
+    /// on its own rows; the unstaged one plans less fill but its plan does not survive the
+    /// pivoting, and which costs less depends on the contact graph: in a pile of 100 spheres
+    /// (about two contacts per body) the staged factors are cheaper, in the pyramid of 35
+    /// (where a sphere rests on three and carries up to three, each twist joining them all)
+    /// the unstaged ones.
     fn choose_order(&mut self) {
         self.order_to_choose = false;
         let n = self.sjac.n();
