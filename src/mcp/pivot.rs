@@ -1102,6 +1102,12 @@ fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
 mod tests {
     use super::*;
 
+    /// The random-trace tests' limits: 200 pivots, any excursion behind the start.
+    const TRIAL_LIMITS: TraceLimits = TraceLimits {
+        pivots: 200,
+        behind_start: usize::MAX,
+    };
+
     /// A Lemke-type start on the box problem `(m, q, [lower, upper])`: every `z_i` at its
     /// lower bound, `d = 1`, and `s0` large enough that every `w_i` is at least 1.
     struct LemkeStart {
@@ -1173,11 +1179,7 @@ mod tests {
             // Finite boxes on every other trial, so bound flips are traced too.
             let lower = vec![if trial % 2 == 0 { 0.0 } else { -1.0 }; n];
             let upper = vec![if trial % 2 == 0 { f64::INFINITY } else { 1.0 }; n];
-            let limits = TraceLimits {
-                pivots: 200,
-                behind_start: usize::MAX,
-            };
-            LemkeStart::new(m, q, lower, upper).trace(&mut pivoter, false, limits);
+            LemkeStart::new(m, q, lower, upper).trace(&mut pivoter, false, TRIAL_LIMITS);
             // Every `w_i` basic, every `z_i` at its lower bound.
             let start_key = (0..n).fold(0, |h, i| h ^ state_key(3, i));
             assert_eq!(
@@ -1206,10 +1208,7 @@ mod tests {
             let q: Vec<f64> = (0..n).map(|_| 3.0 * next()).collect();
             let problem = LemkeStart::new(m, q, vec![0.0; n], vec![f64::INFINITY; n]);
             let s0 = problem.s0;
-            let mut limits = TraceLimits {
-                pivots: 200,
-                behind_start: usize::MAX,
-            };
+            let mut limits = TRIAL_LIMITS;
             problem.trace(&mut pivoter, true, limits);
             // `path_s[k]`: `s` after `k` pivots.
             let path_s = pivoter.path_s.clone();
